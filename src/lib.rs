@@ -1,14 +1,55 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! tpack: a precisely specified, zero-copy container for model weights.
+//!
+//! A container is a fixed header, a fixed-size descriptor table, a sorted name index, a name pool, typed
+//! metadata and aligned payloads, checksummed with CRC-32 (the byte-level definition is `spec/FORMAT.md`).
+//! [`Container::parse`] validates every rule of the spec on any `&[u8]` — flash-mapped, memory-mapped, at any
+//! alignment — without allocating and without `unsafe`; afterwards every accessor is infallible.
+//!
+//! ```
+//! # fn main() -> Result<(), tpack::Error> {
+//! # let bytes = { let mut b = tpack::Builder::new();
+//! #   b.push(tpack::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?; b.finish()? };
+//! let container = tpack::Container::parse(&bytes)?;
+//! container.verify()?; // payload checksums
+//! let w = container.get("w").expect("entry w");
+//! let values: Vec<f32> = w.le::<zerocopy::little_endian::F32>().unwrap().iter().map(|v| v.get()).collect();
+//! assert_eq!(values, [1.0, 2.0]);
+//! # Ok(()) }
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::as_conversions,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic
+    )
+)]
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub mod checksum;
+mod entry;
+mod error;
+pub mod format;
+mod meta;
+mod read;
+#[cfg(feature = "alloc")]
+mod write;
+
+pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
+pub use error::{Error, Rule};
+pub use format::{Dtype, MetaType};
+pub use meta::{MetaIter, MetaValue, StringArray};
+pub use read::{declared_len, Container};
+#[cfg(feature = "alloc")]
+pub use write::{Builder, NewEntry, Value};
+pub use zerocopy;

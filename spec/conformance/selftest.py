@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""Self-test for tpack_reader.py, independent of the golden vectors.
+
+Contains a tiny canonical writer written from spec/FORMAT.md section 11, builds
+valid containers and containers that break one rule, runs the reader on each
+(as a subprocess, through its command-line protocol) and checks the answer.
+Also runs a small mutation fuzz to check the reader never crashes.
+
+    python3 spec/conformance/selftest.py [-v]
+
+Exit 0 when everything passes; the last line is "N passed, M failed".
+"""
+
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+READER = os.path.join(HERE, "tpack_reader.py")
+sys.path.insert(0, HERE)
+import tpack_reader  # noqa: E402  (used in-process for the fuzz loop)
+
+MAGIC = b"\x89TPK\r\n\x1a\n"
+DT = {n: c for c, (n, _, _) in tpack_reader.DTYPES.items()}
+MT = {n: c for c, n in tpack_reader.META_TYPES.items()}
+SCALAR_MT = (1, 2, 3, 4)
+
+
+def elem_len(dtype, shape):
+    info = tpack_reader.DTYPES[dtype]
+    count = 1
+    for d in shape:
+        count *= d
+    if info[2]:
+        return count // info[2][0] * info[2][1]
+    return count * info[1]
+
+
+class E(object):
+    """One entry to write.  payload defaults to a deterministic byte pattern."""
+
+    def __init__(self, name, dtype="U8", shape=(4,), payload=None, alignment=64, target=None,
+                 extra_pad=0, pad_byte=0):
+        self.name = name.encode() if isinstance(name, str) else name
+        self.dtype = DT[dtype] if isinstance(dtype, str) else dtype
+        self.shape = list(shape)
+        if payload is None:
+            n = elem_len(self.dtype, self.shape) if self.dtype in tpack_reader.DTYPES else 8
+            payload = bytes((i * 7 + 3) & 0xFF for i in range(n))
+        self.payload = payload
+        self.alignment = alignment
+        self.target = target
+        self.extra_pad = extra_pad      # extra alignment units of padding (breaks R36)
+        self.pad_byte = pad_byte        # padding fill (non-zero breaks R37)
+
+
+def encode_meta_value(mtype, value):
+    """-> (inline u64, pool bytes or None).  Raw bytes are written as is for any pool type."""
+    if isinstance(value, (bytes, bytearray)) and mtype not in (1, 2, 3, 4):
+        return 0, bytes(value)
+    if mtype == 1:
+        return value, None
+    if mtype == 2:
+        return value & (2 ** 64 - 1), None
+    if mtype == 3:
+        return struct.unpack("<Q", struct.pack("<d", value))[0] if isinstance(value, float) else value, None
+    if mtype == 4:
+        return (1 if value else 0) if isinstance(value, bool) else value, None
+    if mtype == 5:
+        return 0, value.encode() if isinstance(value, str) else value
+    if mtype == 6:
+        return 0, value
+    if mtype == 7:
+        return 0, struct.pack("<%dQ" % len(value), *value)
+    if mtype == 8:
+        return 0, struct.pack("<%dq" % len(value), *value)
+    if mtype == 9:
+        return 0, struct.pack("<%dd" % len(value), *value)
+    if mtype == 10:
+        out = b""
+        for s in value:
+            b = s.encode() if isinstance(s, str) else s
+            out += struct.pack("<I", len(b)) + b
+        return 0, out
+    return 0, value      # unknown type: raw pool bytes
+
+
+def write(entries=(), meta=(), compat=0, minor=0, header_len=160, sort_meta=True, index=None,
+          extra_header=None):
+    """Canonical writer (spec section 11).  meta: list of (key, type, value)."""
+    n = len(entries)
+    names = b"".join(e.name for e in entries)
+    if index is None:
+        index = sorted(range(n), key=lambda i: entries[i].name)
+    recs = []
+    for key, mtype, value in meta:
+        mtype = MT[mtype] if isinstance(mtype, str) else mtype
+        kb = key.encode() if isinstance(key, str) else key
+        inline, pool_val = encode_meta_value(mtype, value)
+        recs.append((kb, mtype, inline, pool_val))
+    if sort_meta:
+        recs.sort(key=lambda r: r[0])
+    m = len(recs)
+    pool = b""
+    rec_bytes = b""
+    for kb, mtype, inline, pool_val in recs:
+        koff = len(pool)
+        pool += kb
+        if pool_val is None:
+            rec_bytes += struct.pack("<IHBBIIQ", koff, len(kb), mtype, 0, 0, 0, inline)
+        else:
+            voff = len(pool)
+            pool += pool_val
+            rec_bytes += struct.pack("<IHBBIIQ", koff, len(kb), mtype, 0, len(pool_val), voff, inline)
+    metadata = rec_bytes + pool
+
+    table_off = header_len
+    index_off = table_off + 104 * n
+    names_off = index_off + 4 * n
+    meta_off = names_off + len(names)
+    pay_off = meta_off + len(metadata)
+    cursor = pay_off
+    payload_area = b""
+    offsets = []
+    for e in entries:
+        start = -(-cursor // e.alignment) * e.alignment + e.extra_pad * e.alignment
+        payload_area += bytes([e.pad_byte]) * (start - cursor) + e.payload
+        offsets.append(start)
+        cursor = start + len(e.payload)
+    trailer_off = cursor
+    total = trailer_off + 4 * n + 4
+
+    table = b""
+    name_pos = 0
+    for e, off in zip(entries, offsets):
+        dims = e.shape + [0] * (8 - len(e.shape))
+        flags = 1 if e.target is not None else 0
+        table += struct.pack("<IIHBBIQQQ8Q", name_pos, len(e.name), e.dtype, len(e.shape), flags,
+                             e.alignment, off, len(e.payload), e.target or 0, *dims)
+        name_pos += len(e.name)
+    idx = struct.pack("<%dI" % n, *index)
+    crcs = [zlib.crc32(e.payload) for e in entries]
+    tr = struct.pack("<%dI" % n, *crcs)
+    trailer = tr + struct.pack("<I", zlib.crc32(tr))
+
+    hdr = struct.pack("<8sHHIQQQIIII", MAGIC, 1, minor, header_len, 0, compat, total, n, 104, m, 0)
+    for off, ln in ((table_off, len(table)), (index_off, len(idx)), (names_off, len(names)),
+                    (meta_off, len(metadata)), (pay_off, len(payload_area)), (trailer_off, len(trailer))):
+        hdr += struct.pack("<QQ", off, ln)
+    hdr += bytes(8)
+    hdr += (extra_header or bytes(header_len - 160))
+    buf = bytearray(hdr + table + idx + names + metadata + payload_area + trailer)
+    assert len(buf) == total
+    fix_header_crc(buf)
+    return bytes(buf)
+
+
+# ------------------------------------------------------------------ patch helpers
+def sec(buf, k):
+    return struct.unpack_from("<QQ", buf, 56 + 16 * k)
+
+
+def fix_header_crc(buf):
+    moff, mlen = sec(buf, 3)
+    crc = zlib.crc32(bytes(buf[0:52]))
+    crc = zlib.crc32(bytes(buf[56:moff + mlen]), crc)
+    struct.pack_into("<I", buf, 52, crc)
+
+
+def fix_trailer(buf):
+    n = struct.unpack_from("<I", buf, 40)[0]
+    roff, _ = sec(buf, 5)
+    struct.pack_into("<I", buf, roff + 4 * n, zlib.crc32(bytes(buf[roff:roff + 4 * n])))
+
+
+DESC_FIELDS = {"name_offset": (0, "I"), "name_len": (4, "I"), "dtype": (8, "H"), "rank": (10, "B"),
+               "flags": (11, "B"), "alignment": (12, "I"), "offset": (16, "Q"), "length": (24, "Q"),
+               "target": (32, "Q")}
+for _k in range(8):
+    DESC_FIELDS["dim%d" % _k] = (40 + 8 * _k, "Q")
+META_FIELDS = {"key_offset": (0, "I"), "key_len": (4, "H"), "type": (6, "B"), "reserved": (7, "B"),
+               "value_len": (8, "I"), "value_offset": (12, "I"), "value": (16, "Q")}
+HDR_FIELDS = {"major": (8, "H"), "minor": (10, "H"), "header_len": (12, "I"), "incompat": (16, "Q"),
+              "compat": (24, "Q"), "total_len": (32, "Q"), "n": (40, "I"), "descriptor_len": (44, "I"),
+              "m": (48, "I"), "header_crc": (52, "I"), "reserved": (152, "Q")}
+for _k, _s in enumerate(("table", "index", "names", "metadata", "payloads", "trailer")):
+    HDR_FIELDS[_s + ".offset"] = (56 + 16 * _k, "Q")
+    HDR_FIELDS[_s + ".length"] = (64 + 16 * _k, "Q")
+
+
+def patch(data, edits, crc=True):
+    """edits: list of (where, field, value); where is 'h', ('d', i) or ('m', j)."""
+    buf = bytearray(data)
+    for where, field, value in edits:
+        if where == "h":
+            off, fmt = HDR_FIELDS[field]
+        elif where[0] == "d":
+            rel, fmt = DESC_FIELDS[field]
+            off = sec(buf, 0)[0] + 104 * where[1] + rel
+        else:
+            rel, fmt = META_FIELDS[field]
+            off = sec(buf, 3)[0] + 24 * where[1] + rel
+        struct.pack_into("<" + fmt, buf, off, value)
+    if crc:
+        fix_header_crc(buf)
+    return bytes(buf)
+
+
+def poke(data, offset, raw, crc=False):
+    buf = bytearray(data)
+    buf[offset:offset + len(raw)] = raw
+    if crc:
+        fix_header_crc(buf)
+    return bytes(buf)
+
+
+def grow_section(data, k, extra, fix_crc=True):
+    """Insert `extra` at the end of section k (0=table .. 5=trailer), shifting later sections."""
+    off, ln = sec(data, k)
+    buf = bytearray(data[:off + ln] + extra + data[off + ln:])
+    struct.pack_into("<Q", buf, 64 + 16 * k, ln + len(extra))
+    for later in range(k + 1, 6):
+        struct.pack_into("<Q", buf, 56 + 16 * later, sec(data, later)[0] + len(extra))
+    struct.pack_into("<Q", buf, 32, len(buf))
+    if fix_crc:
+        fix_header_crc(buf)
+    return bytes(buf)
+
+
+def payload_offset(data, i):
+    t = sec(data, 0)[0]
+    return struct.unpack_from("<Q", data, t + 104 * i + 16)[0]
+
+
+# ------------------------------------------------------------------ test cases
+def nest(depth, leaf=None):
+    """A container nested `depth` levels deep (the innermost is `leaf`)."""
+    inner = leaf if leaf is not None else write([E("leaf", "F32", (2,))], [("d", "u64", depth)])
+    for _ in range(depth):
+        inner = write([E("c", "CONTAINER", (len(inner),), inner)])
+    return inner
+
+
+def cases():
+    """yield (label, bytes, expected) with expected 'valid', a dict decoding, or a rule id."""
+    empty = write()
+    yield "valid/empty", empty, {"version": [1, 0], "compat_flags": 0, "entries": [], "metadata": []}
+
+    sc = write([E("x", "F64", (), struct.pack("<d", 1.5))], [("k", "u64", 7)])
+    yield "valid/scalar", sc, {
+        "version": [1, 0], "compat_flags": 0,
+        "entries": [{"name": "x", "dtype": "F64", "shape": [], "offset": 320, "length": 8,
+                     "alignment": 64, "target": None, "checksum": zlib.crc32(struct.pack("<d", 1.5))}],
+        "metadata": [{"key": "k", "type": "u64", "value": 7}]}
+
+    allmeta = [("u", "u64", 2 ** 64 - 1), ("i", "i64", -5), ("f", "f64", 3.141592653589793),
+               ("nan", "f64", 0x7ff8000000000001), ("b0", "bool", False), ("b1", "bool", True),
+               ("s", "string", "héllo"), ("es", "string", ""), ("by", "bytes", b"\x00\xffA"),
+               ("ua", "u64[]", [1, 2 ** 64 - 1]), ("ia", "i64[]", [-1, 0, 2 ** 63 - 1]),
+               ("fa", "f64[]", [-0.0, 1.0]), ("sa", "string[]", ["a", "", "ü"]), ("ea", "u64[]", [])]
+    mixed = [E("w", "F32", (2, 3)), E("q8", "Q8_0", (2, 64)), E("q4", "Q4_0", (32,), alignment=1),
+             E("raw", "RAW", (5,), alignment=4096), E("empty", "F16", (3, 0, 7)),
+             E("t", "BOOL", (3,), target=2 ** 64 - 3), E("z", "U8", (0,), alignment=2),
+             E("t0", "I16", (1,), target=0)]
+    full = write(mixed, allmeta)
+    expected = {"version": [1, 0], "compat_flags": 0, "entries": [], "metadata": [
+        {"key": "b0", "type": "bool", "value": False}, {"key": "b1", "type": "bool", "value": True},
+        {"key": "by", "type": "bytes", "value": "00ff41"},
+        {"key": "ea", "type": "u64[]", "value": []},
+        {"key": "es", "type": "string", "value": ""},
+        {"key": "f", "type": "f64", "value": "400921fb54442d18"},
+        {"key": "fa", "type": "f64[]", "value": ["8000000000000000", "3ff0000000000000"]},
+        {"key": "i", "type": "i64", "value": -5},
+        {"key": "ia", "type": "i64[]", "value": [-1, 0, 2 ** 63 - 1]},
+        {"key": "nan", "type": "f64", "value": "7ff8000000000001"},
+        {"key": "s", "type": "string", "value": "héllo"},
+        {"key": "sa", "type": "string[]", "value": ["a", "", "ü"]},
+        {"key": "u", "type": "u64", "value": 2 ** 64 - 1},
+        {"key": "ua", "type": "u64[]", "value": [1, 2 ** 64 - 1]}]}
+    for i, e in enumerate(mixed):
+        expected["entries"].append({
+            "name": e.name.decode(), "dtype": tpack_reader.DTYPES[e.dtype][0], "shape": e.shape,
+            "offset": payload_offset(full, i), "length": len(e.payload), "alignment": e.alignment,
+            "target": e.target, "checksum": zlib.crc32(e.payload)})
+    yield "valid/mixed", full, expected
+
+    yield "valid/compat-flags", write([E("a")], compat=0xDEADBEEF), "valid"
+    inner = write([E("leaf", "F32", (2,))], [("d", "u64", 1)])
+    nested = write([E("a"), E("c", "CONTAINER", (len(inner),), inner, alignment=64)])
+    yield "valid/nested", nested, "valid"
+    yield "valid/nested-depth-8", nest(8), "valid"
+    newer = write([E("a", 42, (3,), b"xyz"), E("b", 0, (2, 2), b"1234")],
+                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=1, header_len=168,
+                  extra_header=b"ABCDEFGH")
+    yield "valid/newer-minor", newer, {
+        "version": [1, 1], "compat_flags": 0,
+        "entries": [{"name": "a", "dtype": 42, "shape": [3], "offset": payload_offset(newer, 0),
+                     "length": 3, "alignment": 64, "target": None, "checksum": zlib.crc32(b"xyz")},
+                    {"name": "b", "dtype": 0, "shape": [2, 2], "offset": payload_offset(newer, 1),
+                     "length": 4, "alignment": 64, "target": None, "checksum": zlib.crc32(b"1234")}],
+        "metadata": [{"key": "k", "type": 77, "value": "0102"},
+                     {"key": "s", "type": "string", "value": "v"}]}
+    yield "valid/newer-minor-160", write([E("a")], minor=3), "valid"
+
+    base = write([E("alpha", "U8", (8,)), E("beta", "U16", (4,)), E("gamma", "RAW", (3,))],
+                 [("k1", "u64", 1), ("k2", "string", "hi"), ("k3", "bool", True)])
+    nb = len(base)
+    # header
+    yield "R1", base[:159], "R1"
+    yield "R1-empty", b"", "R1"
+    yield "R2", b"\x89TPK\n\x1a\n\n" + base[8:], "R2"
+    yield "R3", patch(base, [("h", "major", 2)]), "R3"
+    yield "R4-minor0-168", patch(base, [("h", "header_len", 168)]), "R4"
+    yield "R4-not-mult-8", patch(base, [("h", "header_len", 164), ("h", "minor", 1)]), "R4"
+    yield "R4-too-big", patch(base, [("h", "header_len", 4104), ("h", "minor", 1)]), "R4"
+    yield "R5", patch(base, [("h", "incompat", 1 << 40)]), "R5"
+    yield "R6", patch(base, [("h", "descriptor_len", 112)]), "R6"
+    yield "R7-header", patch(base, [("h", "reserved", 1 << 56)]), "R7"
+    yield "R7-meta", patch(base, [(("m", 1), "reserved", 1)]), "R7"
+    yield "R8", base[:-1], "R8"
+    yield "R8-header-len", patch(write(), [("h", "header_len", 4096), ("h", "minor", 1)])[:200], "R8"
+    yield "R9", base + b"\0", "R9"
+    # sections
+    yield "R10-overflow", patch(base, [("h", "names.length", 2 ** 64 - 10)]), "R10"
+    yield "R10-beyond", patch(base, [("h", "trailer.length", 10 ** 6)]), "R10"
+    yield "R11", patch(base, [("h", "table.offset", 168)]), "R11"
+    yield "R11-end", patch(base, [("h", "total_len", nb + 8)]) + bytes(8), "R11"
+    yield "R12", grow_section(base, 5, bytes(4)), "R12"
+    yield "R12-table", grow_section(base, 0, bytes(104)), "R12"
+    # checksums
+    yield "R13", patch(base, [("h", "header_crc", 12345)], crc=False), "R13"
+    roff = sec(base, 5)[0]
+    yield "R14", poke(base, roff + 12, b"\0\0\0\0"), "R14"
+    # names & index
+    yield "R15", patch(base, [(("d", 2), "name_len", 6)]), "R15"
+    yield "R16-tail", grow_section(base, 2, b"x"), "R16"
+    r16 = patch(write([E("ab"), E("cd")]), [(("d", 1), "name_offset", 1), (("d", 1), "name_len", 3)])
+    yield "R16", r16, "R16"
+    yield "R17-empty", write([E(""), E("a")]), "R17"
+    yield "R17-long", write([E("x" * 1025)]), "R17"
+    yield "R17-1024", write([E("x" * 1024)]), "valid"
+    yield "R18", write([E(b"a\xff")]), "R18"
+    yield "R18-surrogate", write([E(b"\xed\xa0\x80")]), "R18"
+    yield "R18-overlong", write([E(b"\xc0\xaf")]), "R18"
+    yield "R19-range", write([E("a"), E("b")], index=[0, 2]), "R19"
+    yield "R19-repeat", write([E("a"), E("b")], index=[1, 1]), "R19"
+    yield "R20", write([E("a"), E("b")], index=[1, 0]), "R20"
+    yield "R20-prefix", write([E("ab"), E("a")], index=[0, 1]), "R20"
+    yield "R20-nonperm", write([E("a"), E("b"), E("c")], index=[0, 1, 0]), "R20"
+    yield "R21", write([E("a"), E("a")]), "R21"
+    # entries
+    yield "R22", write([E("a", 20, (4,), b"abcd")]), "R22"
+    yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
+    yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
+    yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
+    yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
+    yield "R25-bytes", write([E("a", "U64", (2 ** 61,), b"")]), "R25"
+    yield "R25-zero-dim", write([E("a", "U8", (2 ** 40, 2 ** 40, 0), b"")]), "R25"
+    yield "R25-q8", write([E("a", "Q8_0", (2 ** 64 - 32,), b"")]), "R25"
+    yield "R26-rank0", write([E("a", "Q8_0", (), b"\0" * 34)]), "R26"
+    yield "R26-inner", write([E("a", "Q4_0", (33,), b"\0" * 18)]), "R26"
+    yield "R27", write([E("a", "RAW", (2, 2), b"abcd")]), "R27"
+    yield "R27-container", write([E("a", "CONTAINER", (), b"x")]), "R27"
+    yield "R28", write([E("a", "F32", (2,), b"abcdef")]), "R28"
+    yield "R29-zero", patch(write([E("a", alignment=1)]), [(("d", 0), "alignment", 0)]), "R29"
+    yield "R29-npot", patch(write([E("a", alignment=1)]), [(("d", 0), "alignment", 3)]), "R29"
+    yield "R29-big", write([E("a", alignment=131072)]), "R29"
+    yield "R29-max", write([E("a", alignment=65536)]), "valid"
+    yield "R30", patch(write([E("a", alignment=1)]), [(("d", 0), "alignment", 1024)]), "R30"
+    yield "R31-flags", patch(base, [(("d", 0), "flags", 2)]), "R31"
+    yield "R31-target", patch(base, [(("d", 0), "target", 5)]), "R31"
+    yield "R32", write([E("a", target=2 ** 64 - 3)]), "R32"
+    yield "R32-exact", write([E("a", target=2 ** 64 - 4)]), "valid"
+    # payloads
+    p0 = payload_offset(base, 0)
+    yield "R33", patch(base, [(("d", 2), "offset", (nb + 64 * 100) // 64 * 64)]), "R33"
+    yield "R33-overflow", patch(write([E("a", "RAW", (100,), alignment=1)]),
+                                [(("d", 0), "offset", 2 ** 64 - 50)]), "R33"
+    yield "R33-before", patch(base, [(("d", 0), "offset", p0 - 64)]), "R33"
+    two = write([E("a", alignment=8), E("b", alignment=8), E("c", alignment=8)])
+    yield "R34", patch(two, [(("d", 2), "offset", payload_offset(two, 0))]), "R34"
+    yield "R35", patch(two, [(("d", 1), "offset", payload_offset(two, 0))]), "R35"
+    yield "R36", write([E("a"), E("b", extra_pad=1)]), "R36"
+    yield "R36-end", grow_section(base, 4, b"\0"), "R36"
+    yield "R36-empty-n0", grow_section(write(), 4, bytes(8)), "R36"
+    yield "R37", write([E("a", pad_byte=7)]), "R37"
+    # nesting
+    yield "R38-depth9", nest(9), "R39"
+    bad_inner = write([E("")])
+    yield "R39", write([E("c", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
+    yield "R39-trailing", write([E("c", "CONTAINER", (len(empty) + 1,), empty + b"\0")]), "R39"
+    yield "R39-short", write([E("c", "CONTAINER", (4,), b"\x89TPK")]), "R39"
+    # metadata
+    yield "R40-count", patch(base, [("h", "m", 100)]), "R40"
+    yield "R40-key", patch(base, [(("m", 2), "key_len", 200)]), "R40"
+    yield "R40-value", patch(base, [(("m", 1), "value_len", 200)]), "R40"
+    yield "R41", patch(base, [(("m", 1), "key_offset", 0)]), "R41"
+    yield "R41-tail-bytes", grow_section(write([], [("k", "u64", 1)]), 3, b"Z"), "R41"
+    yield "R41-m0-pool", grow_section(write(), 3, b"Z"), "R41"
+    yield "R42-empty", write([], [("", "u64", 1)]), "R42"
+    yield "R42-long", write([], [("k" * 1025, "u64", 1)]), "R42"
+    yield "R43", write([], [(b"\xff", "u64", 1)]), "R43"
+    yield "R44", write([], [("b", "u64", 1), ("a", "u64", 1)], sort_meta=False), "R44"
+    yield "R45", write([], [("a", "u64", 1), ("a", "u64", 2)]), "R45"
+    yield "R46", write([], [("a", 11, b"")]), "R46"
+    yield "R46-zero", write([], [("a", 0, b"")]), "R46"
+    yield "R47-scalar", patch(write([], [("a", "u64", 1)]), [(("m", 0), "value_offset", 1)]), "R47"
+    yield "R47-var", patch(write([], [("a", "string", "x")]), [(("m", 0), "value", 1)]), "R47"
+    yield "R47-mult8", write([], [("a", "u64[]", [])]), "valid"
+    yield "R47-mult8-bad", write([], [("a", 7, b"1234567")]), "R47"
+    yield "R47-strarr", write([], [("a", "string[]", [])]), "valid"
+    yield "R47-strarr-bad", write([], [("a", 10, struct.pack("<I", 5) + b"abc")]), "R47"
+    yield "R47-strarr-cut", write([], [("a", 10, struct.pack("<I", 1) + b"a" + b"\0\0")]), "R47"
+    yield "R48", write([], [("a", "bool", 2)]), "R48"
+    yield "R49", write([], [("a", "string", b"\xc3")]), "R49"
+    yield "R49-arr", write([], [("a", "string[]", [b"ok", b"\xff"])]), "R49"
+    yield "R46-newer-ok", write([], [("a", 11, b"zz")], minor=1), "valid"
+    # payload integrity
+    yield "R50", poke(base, p0, b"\xee"), "R50"
+    yield "R50-nested-outer", poke(nested, payload_offset(nested, 1) + payload_offset(inner, 0), b"\xee"), "R50"
+    inner_bad = poke(inner, payload_offset(inner, 0), b"\xee")
+    yield "R50-nested-inner", write([E("c", "CONTAINER", (len(inner_bad),), inner_bad)]), "R50"
+
+
+def run_reader(data):
+    with tempfile.NamedTemporaryFile(suffix=".tpack", delete=False) as f:
+        f.write(data)
+        path = f.name
+    try:
+        p = subprocess.run([sys.executable, READER, path], capture_output=True, timeout=30)
+    finally:
+        os.unlink(path)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def fuzz(seeds, rounds, rng):
+    """Random mutations: in-process, must only ever raise tpack_reader.Invalid."""
+    bad = 0
+    for r in range(rounds):
+        data = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 4)):
+            op = rng.random()
+            if op < 0.5 and data:
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            elif op < 0.7 and len(data) > 8:
+                pos = rng.randrange(0, len(data) - 8) & ~7
+                data[pos:pos + 8] = struct.pack("<Q", rng.choice(
+                    [0, 1, 2 ** 63, 2 ** 64 - 1, 2 ** 32, rng.randrange(2 ** 64), len(data)]))
+            elif op < 0.85:
+                data = data[:rng.randrange(len(data) + 1)]
+            else:
+                data += bytes(rng.randrange(16))
+        if rng.random() < 0.7 and len(data) >= 160:
+            try:
+                fix_header_crc(data)
+            except Exception:
+                pass
+        try:
+            tpack_reader.read_container(bytes(data))
+        except tpack_reader.Invalid:
+            pass
+        except Exception as exc:  # a crash
+            bad += 1
+            sys.stdout.write("FAIL fuzz round %d: %r\n" % (r, exc))
+    return bad
+
+
+def main():
+    verbose = "-v" in sys.argv
+    passed = failed = 0
+    seeds = []
+    for label, data, expected in cases():
+        seeds.append(data)
+        rc, out, err = run_reader(data)
+        tok = out.split()[0] if out.split() else ""
+        ok = False
+        if isinstance(expected, dict):
+            ok = rc == 0 and json.loads(out) == expected
+            want = "valid (exact decoding)"
+        elif expected == "valid":
+            ok = rc == 0
+            want = "valid"
+        else:
+            ok = rc == 1 and tok == expected
+            want = expected
+        if ok:
+            passed += 1
+            if verbose:
+                print("PASS %s -> %s" % (label, out.strip()[:100]))
+        else:
+            failed += 1
+            print("FAIL %s: expected %s, got exit %d: %s %s" % (label, want, rc, out.strip()[:300], err.strip()[-300:]))
+    rng = random.Random(1234)
+    bad = fuzz(seeds, 3000, rng)
+    if bad:
+        failed += 1
+    else:
+        passed += 1
+        if verbose:
+            print("PASS fuzz (3000 mutations, no crash)")
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+//! On-disk structures and constants of tpack format 1.0 (`spec/FORMAT.md`).
+//!
+//! This module holds layouts and numbers only; parsing lives in [`crate::read`]. Every struct is a
+//! `#[repr(C)]` sequence of `zerocopy` little-endian fields with alignment 1 and no padding, so it can be cast
+//! from bytes at any address on any host.
+
+use zerocopy::little_endian::{U16, U32, U64};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// The 8-byte magic that starts every container: `\x89TPK\r\n\x1a\n` (spec §3.1).
+pub const MAGIC: [u8; 8] = *b"\x89TPK\r\n\x1a\n";
+/// The major version this crate reads and writes.
+pub const VERSION_MAJOR: u16 = 1;
+/// The highest minor version this crate knows; files of a higher minor are read with the leniency of spec §10.
+pub const VERSION_MINOR: u16 = 0;
+/// Length of the version 1.0 header, in bytes.
+pub const HEADER_LEN_V1: u32 = 160;
+/// Largest `header_len` a reader accepts.
+pub const MAX_HEADER_LEN: u32 = 4096;
+/// Length of one table descriptor, in bytes.
+pub const DESCRIPTOR_LEN: u32 = 104;
+/// Length of one index slot, in bytes.
+pub const INDEX_SLOT_LEN: u64 = 4;
+/// Length of one trailer checksum, in bytes.
+pub const TRAILER_SLOT_LEN: u64 = 4;
+/// Length of one metadata record, in bytes.
+pub const META_RECORD_LEN: u32 = 24;
+/// Most dimensions an entry may have.
+pub const MAX_RANK: usize = 8;
+/// Largest payload alignment.
+pub const MAX_ALIGNMENT: u32 = 1 << 16;
+/// Alignment a writer uses when none is asked for.
+pub const DEFAULT_ALIGNMENT: u32 = 64;
+/// Longest entry name, in bytes.
+pub const MAX_NAME_LEN: u32 = 1024;
+/// Longest metadata key, in bytes.
+pub const MAX_KEY_LEN: u16 = 1024;
+/// Deepest nesting of containers; the outermost container is at depth 0.
+pub const MAX_NESTING_DEPTH: u8 = 8;
+/// Byte offset of `header_crc` within the header: the checksum skips these four bytes.
+pub const HEADER_CRC_OFFSET: usize = 52;
+/// `flags` bit of a descriptor: the entry has a load address in `target`.
+pub const FLAG_HAS_TARGET: u8 = 1;
+/// Incompatible-feature bits this reader implements (none in 1.0).
+pub const KNOWN_INCOMPAT_FLAGS: u64 = 0;
+
+/// Location of one section: `[offset, offset + length)` from the container's start.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct SectionRef {
+    /// Offset of the section's first byte.
+    pub offset: U64,
+    /// Length of the section in bytes.
+    pub length: U64,
+}
+
+/// The sections after the header, in their on-disk order (spec §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Section {
+    /// Entry descriptors.
+    Table = 0,
+    /// Entry numbers sorted by name.
+    Index = 1,
+    /// Entry names in table order.
+    Names = 2,
+    /// Metadata records and pool.
+    Metadata = 3,
+    /// Aligned payloads.
+    Payloads = 4,
+    /// Payload checksums.
+    Trailer = 5,
+}
+
+impl Section {
+    /// All sections in on-disk order.
+    pub const ALL: [Section; 6] = [
+        Section::Table,
+        Section::Index,
+        Section::Names,
+        Section::Metadata,
+        Section::Payloads,
+        Section::Trailer,
+    ];
+
+    /// The section's name as the spec writes it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Section::Table => "table",
+            Section::Index => "index",
+            Section::Names => "names",
+            Section::Metadata => "metadata",
+            Section::Payloads => "payloads",
+            Section::Trailer => "trailer",
+        }
+    }
+}
+
+/// The fixed header at offset 0 (spec §3). Later minor versions may append bytes (`header_len > 160`).
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Header {
+    /// Always [`MAGIC`].
+    pub magic: [u8; 8],
+    /// Major version; 1.
+    pub version_major: U16,
+    /// Minor version; 0 for files this crate writes.
+    pub version_minor: U16,
+    /// Length of the header in bytes, a multiple of 8 from 160 to 4096.
+    pub header_len: U32,
+    /// Features a reader must understand; unknown bits mean reject.
+    pub incompat_flags: U64,
+    /// Features a reader may ignore.
+    pub compat_flags: U64,
+    /// Length of the whole container in bytes.
+    pub total_len: U64,
+    /// Number of entries.
+    pub entry_count: U32,
+    /// Length of one descriptor; [`DESCRIPTOR_LEN`].
+    pub descriptor_len: U32,
+    /// Number of metadata records.
+    pub meta_count: U32,
+    /// CRC-32/ISO-HDLC of the checksummed region without these four bytes (spec §3.3).
+    pub header_crc: U32,
+    /// Table, index, names, metadata, payloads and trailer, in [`Section`] order.
+    pub sections: [SectionRef; 6],
+    /// Zero.
+    pub reserved: [u8; 8],
+}
+
+/// One entry's descriptor in the table (spec §4).
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Descriptor {
+    /// Offset of the name within the name pool.
+    pub name_offset: U32,
+    /// Length of the name in bytes.
+    pub name_len: U32,
+    /// Element type code ([`Dtype`]).
+    pub dtype: U16,
+    /// Number of dimensions, 0 to [`MAX_RANK`].
+    pub rank: u8,
+    /// Bit 0 is [`FLAG_HAS_TARGET`]; other bits zero.
+    pub flags: u8,
+    /// Payload alignment in bytes: a power of two up to [`MAX_ALIGNMENT`].
+    pub alignment: U32,
+    /// Payload offset from the start of the container.
+    pub offset: U64,
+    /// Payload length in bytes.
+    pub length: U64,
+    /// Load address; zero unless [`FLAG_HAS_TARGET`] is set.
+    pub target: U64,
+    /// Shape, outermost first; entries past `rank` are zero.
+    pub dims: [U64; MAX_RANK],
+}
+
+/// One metadata record (spec §7).
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct MetaRecord {
+    /// Pool offset of the key.
+    pub key_offset: U32,
+    /// Key length in bytes, 1 to [`MAX_KEY_LEN`].
+    pub key_len: U16,
+    /// Value type code ([`MetaType`]).
+    pub value_type: u8,
+    /// Zero.
+    pub reserved: u8,
+    /// Pool bytes of a variable value; 0 for a scalar.
+    pub value_len: U32,
+    /// Pool offset of a variable value; 0 for a scalar.
+    pub value_offset: U32,
+    /// Scalar value bits; 0 for a variable value.
+    pub value: U64,
+}
+
+// The spec fixes these sizes; a field edit that changes them must fail to compile. (`as` is the only
+// conversion usable in a const context; the values are small constants.)
+#[allow(clippy::as_conversions)]
+const _: () = {
+    assert!(core::mem::size_of::<Header>() == HEADER_LEN_V1 as usize);
+    assert!(core::mem::size_of::<Descriptor>() == DESCRIPTOR_LEN as usize);
+    assert!(core::mem::size_of::<MetaRecord>() == META_RECORD_LEN as usize);
+};
+
+/// Whether a file of minor version `minor` is newer than this reader, which makes unknown dtype and metadata
+/// type codes skippable rather than errors (spec §10).
+#[must_use]
+pub const fn is_newer_minor(minor: u16) -> bool {
+    minor > VERSION_MINOR
+}
+
+/// How many bytes a dtype stores per element, or per block of elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// A fixed number of bytes per element.
+    Element(u64),
+    /// `block_bytes` bytes per `block_elems` elements along the innermost dimension.
+    Block {
+        /// Elements in one block.
+        block_elems: u64,
+        /// Bytes in one block.
+        block_bytes: u64,
+    },
+    /// One byte per element, rank exactly 1 (`RAW` and `CONTAINER`).
+    Bytes,
+}
+
+macro_rules! dtypes {
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal, $storage:expr;)*) => {
+        /// Element type of an entry (spec §4.1).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Dtype {
+            $($(#[$doc])* $name,)*
+            /// A code this reader does not know, from a file of a newer minor version; the payload is opaque.
+            Unknown(u16),
+        }
+
+        impl Dtype {
+            /// Every dtype defined by format 1.0, in code order.
+            pub const ALL: &'static [Dtype] = &[$(Dtype::$name),*];
+
+            /// The dtype for an on-disk code; codes not in 1.0 give [`Dtype::Unknown`].
+            #[must_use]
+            pub const fn from_code(code: u16) -> Dtype {
+                match code {
+                    $($code => Dtype::$name,)*
+                    other => Dtype::Unknown(other),
+                }
+            }
+
+            /// The on-disk code.
+            #[must_use]
+            pub const fn code(self) -> u16 {
+                match self {
+                    $(Dtype::$name => $code,)*
+                    Dtype::Unknown(code) => code,
+                }
+            }
+
+            /// The name the spec uses, or `None` for an unknown code.
+            #[must_use]
+            pub const fn name(self) -> Option<&'static str> {
+                match self {
+                    $(Dtype::$name => Some($text),)*
+                    Dtype::Unknown(_) => None,
+                }
+            }
+
+            /// How the dtype is stored, or `None` for an unknown code.
+            #[must_use]
+            pub const fn storage(self) -> Option<Storage> {
+                match self {
+                    $(Dtype::$name => Some($storage),)*
+                    Dtype::Unknown(_) => None,
+                }
+            }
+
+            /// The dtype with this spec name (`"F32"`, `"Q8_0"`, …).
+            #[must_use]
+            pub fn from_name(name: &str) -> Option<Dtype> {
+                match name {
+                    $($text => Some(Dtype::$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+dtypes! {
+    /// IEEE 754 binary64.
+    F64 = 1, "F64", Storage::Element(8);
+    /// IEEE 754 binary32.
+    F32 = 2, "F32", Storage::Element(4);
+    /// IEEE 754 binary16.
+    F16 = 3, "F16", Storage::Element(2);
+    /// bfloat16.
+    BF16 = 4, "BF16", Storage::Element(2);
+    /// OCP FP8 E4M3FN.
+    F8E4M3 = 5, "F8E4M3", Storage::Element(1);
+    /// OCP FP8 E5M2.
+    F8E5M2 = 6, "F8E5M2", Storage::Element(1);
+    /// Signed 64-bit integer.
+    I64 = 7, "I64", Storage::Element(8);
+    /// Signed 32-bit integer.
+    I32 = 8, "I32", Storage::Element(4);
+    /// Signed 16-bit integer.
+    I16 = 9, "I16", Storage::Element(2);
+    /// Signed 8-bit integer.
+    I8 = 10, "I8", Storage::Element(1);
+    /// Unsigned 64-bit integer.
+    U64 = 11, "U64", Storage::Element(8);
+    /// Unsigned 32-bit integer.
+    U32 = 12, "U32", Storage::Element(4);
+    /// Unsigned 16-bit integer.
+    U16 = 13, "U16", Storage::Element(2);
+    /// Unsigned 8-bit integer.
+    U8 = 14, "U8", Storage::Element(1);
+    /// Boolean, one byte per element.
+    Bool = 15, "BOOL", Storage::Element(1);
+    /// GGUF Q8_0: blocks of 32 elements in 34 bytes (f16 scale, 32 × i8).
+    Q8_0 = 16, "Q8_0", Storage::Block { block_elems: 32, block_bytes: 34 };
+    /// GGUF Q4_0: blocks of 32 elements in 18 bytes (f16 scale, 16 bytes of nibbles).
+    Q4_0 = 17, "Q4_0", Storage::Block { block_elems: 32, block_bytes: 18 };
+    /// Opaque bytes, rank 1.
+    Raw = 18, "RAW", Storage::Bytes;
+    /// A nested container, rank 1.
+    Container = 19, "CONTAINER", Storage::Bytes;
+}
+
+macro_rules! meta_types {
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal;)*) => {
+        /// Type of a metadata value (spec §7.1).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum MetaType {
+            $($(#[$doc])* $name,)*
+            /// A code this reader does not know, from a file of a newer minor version; the value is opaque.
+            Unknown(u8),
+        }
+
+        impl MetaType {
+            /// The type for an on-disk code.
+            #[must_use]
+            pub const fn from_code(code: u8) -> MetaType {
+                match code {
+                    $($code => MetaType::$name,)*
+                    other => MetaType::Unknown(other),
+                }
+            }
+
+            /// The on-disk code.
+            #[must_use]
+            pub const fn code(self) -> u8 {
+                match self {
+                    $(MetaType::$name => $code,)*
+                    MetaType::Unknown(code) => code,
+                }
+            }
+
+            /// The name the spec uses (`"u64"`, `"string[]"`, …), or `None` for an unknown code.
+            #[must_use]
+            pub const fn name(self) -> Option<&'static str> {
+                match self {
+                    $(MetaType::$name => Some($text),)*
+                    MetaType::Unknown(_) => None,
+                }
+            }
+        }
+    };
+}
+
+meta_types! {
+    /// Unsigned 64-bit integer, inline.
+    U64 = 1, "u64";
+    /// Signed 64-bit integer, inline.
+    I64 = 2, "i64";
+    /// IEEE binary64, inline.
+    F64 = 3, "f64";
+    /// Boolean (0 or 1), inline.
+    Bool = 4, "bool";
+    /// UTF-8 text in the pool.
+    String = 5, "string";
+    /// Opaque bytes in the pool.
+    Bytes = 6, "bytes";
+    /// Array of u64 in the pool.
+    U64Array = 7, "u64[]";
+    /// Array of i64 in the pool.
+    I64Array = 8, "i64[]";
+    /// Array of f64 in the pool.
+    F64Array = 9, "f64[]";
+    /// Array of length-prefixed UTF-8 strings in the pool.
+    StringArray = 10, "string[]";
+}
+
+impl MetaType {
+    /// Whether the value is stored inline in the record (rather than in the pool).
+    #[must_use]
+    pub const fn is_inline(self) -> bool {
+        matches!(self, MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::Bool)
+    }
+}
