@@ -10,7 +10,9 @@ use tpack::{Container, MetaValue};
 const BUNDLED: &str = "spec/vectors/valid/example.tpack";
 
 fn main() -> ExitCode {
-    let path = std::env::args().nth(1).unwrap_or_else(|| BUNDLED.to_owned());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| BUNDLED.to_owned());
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -26,10 +28,19 @@ fn main() -> ExitCode {
         }
     };
     let (major, minor) = container.version();
-    println!("{path}: tpack {major}.{minor}, {} bytes, {} entries, all checksums match", bytes.len(), container.len());
+    println!(
+        "{path}: tpack {major}.{minor}, {} bytes, {} entries, all checksums match",
+        bytes.len(),
+        container.len()
+    );
     for entry in container.entries() {
-        let dtype = entry.dtype().name().map_or_else(|| format!("code {}", entry.dtype().code()), str::to_owned);
-        let target = entry.target().map_or(String::new(), |t| format!(" -> load at {t:#x}"));
+        let dtype = entry
+            .dtype()
+            .name()
+            .map_or_else(|| format!("code {}", entry.dtype().code()), str::to_owned);
+        let target = entry
+            .target()
+            .map_or(String::new(), |t| format!(" -> load at {t:#x}"));
         println!(
             "  {:<32} {:<9} {:<16} {:>10} bytes @ {:#x} (align {}){target}",
             entry.name(),
@@ -44,9 +55,15 @@ fn main() -> ExitCode {
         let shown = match value {
             MetaValue::String(s) => format!("{s:?}"),
             MetaValue::StringArray(items) => format!("{:?}", items.collect::<Vec<_>>()),
-            MetaValue::U64Array(a) => format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>()),
-            MetaValue::I64Array(a) => format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>()),
-            MetaValue::F64Array(a) => format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+            MetaValue::U64Array(a) => {
+                format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>())
+            }
+            MetaValue::I64Array(a) => {
+                format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>())
+            }
+            MetaValue::F64Array(a) => {
+                format!("{:?}", a.iter().map(|v| v.get()).collect::<Vec<_>>())
+            }
             other => format!("{other:?}"),
         };
         println!("  meta {key} = {shown}");

@@ -38,7 +38,9 @@ impl Crc32 {
     /// A checksum of nothing yet.
     #[must_use]
     pub const fn new() -> Self {
-        Self { digest: CRC32.digest() }
+        Self {
+            digest: CRC32.digest(),
+        }
     }
 
     /// Feeds more bytes.
@@ -60,6 +62,10 @@ impl Crc32 {
 pub fn header_crc(region: &[u8]) -> u32 {
     let mut crc = Crc32::new();
     crc.update(region.get(..HEADER_CRC_OFFSET).unwrap_or(region));
-    crc.update(region.get(HEADER_CRC_OFFSET.saturating_add(4)..).unwrap_or(&[]));
+    crc.update(
+        region
+            .get(HEADER_CRC_OFFSET.saturating_add(4)..)
+            .unwrap_or(&[]),
+    );
     crc.finish()
 }

@@ -52,7 +52,7 @@ rules! {
     HeaderLength = 4, "R4", "header_len is not a multiple of 8 in 160..=4096 (exactly 160 for minor 0)";
     UnknownIncompatFlags = 5, "R5", "an incompatible-feature flag this reader does not implement is set";
     DescriptorLength = 6, "R6", "descriptor_len is not 104";
-    ReservedNonZero = 7, "R7", "a reserved byte is not zero";
+    ReservedNonZero = 7, "R7", "a reserved header byte is not zero";
     Truncated = 8, "R8", "the input is shorter than the container's declared length";
     TrailingBytes = 9, "R9", "bytes follow the container's declared end";
     SectionBounds = 10, "R10", "a section lies beyond the end of the container";
@@ -92,7 +92,7 @@ rules! {
     MetaKeyOrder = 44, "R44", "metadata keys are not sorted";
     MetaDuplicateKey = 45, "R45", "two metadata records have the same key";
     MetaUnknownType = 46, "R46", "a metadata value has an unknown type";
-    MetaValueShape = 47, "R47", "a metadata value's fields do not fit its type";
+    MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set";
     MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1";
     MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8";
     EntryChecksum = 50, "R50", "an entry's payload does not match its checksum";
@@ -167,7 +167,11 @@ pub enum Error {
     /// R27.
     ByteShape { entry: u32 },
     /// R28.
-    LengthMismatch { entry: u32, expected: u64, stored: u64 },
+    LengthMismatch {
+        entry: u32,
+        expected: u64,
+        stored: u64,
+    },
     /// R29.
     BadAlignment { entry: u32, alignment: u32 },
     /// R30.
@@ -211,7 +215,11 @@ pub enum Error {
     /// R49.
     MetaUtf8 { record: u32 },
     /// R50.
-    EntryChecksum { entry: u32, stored: u32, computed: u32 },
+    EntryChecksum {
+        entry: u32,
+        stored: u32,
+        computed: u32,
+    },
 }
 
 impl Error {
@@ -283,7 +291,9 @@ impl fmt::Display for Error {
             Error::UnsupportedVersion { major } => write!(f, " (major version {major})"),
             Error::HeaderLength { header_len } => write!(f, " (header_len {header_len})"),
             Error::UnknownIncompatFlags { flags } => write!(f, " (flags {flags:#x})"),
-            Error::DescriptorLength { descriptor_len } => write!(f, " (descriptor_len {descriptor_len})"),
+            Error::DescriptorLength { descriptor_len } => {
+                write!(f, " (descriptor_len {descriptor_len})")
+            }
             Error::ReservedNonZero { offset } | Error::PaddingNonZero { offset } => {
                 write!(f, " (at byte {offset})")
             }
@@ -297,8 +307,15 @@ impl fmt::Display for Error {
             | Error::TrailerChecksum { stored, computed } => {
                 write!(f, " (stored {stored:#010x}, computed {computed:#010x})")
             }
-            Error::EntryChecksum { entry, stored, computed } => {
-                write!(f, " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})")
+            Error::EntryChecksum {
+                entry,
+                stored,
+                computed,
+            } => {
+                write!(
+                    f,
+                    " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})"
+                )
             }
             Error::NameLength { entry, len } => write!(f, " (entry {entry}: {len} bytes)"),
             Error::IndexRange { position } | Error::IndexOrder { position } => {
@@ -307,13 +324,30 @@ impl fmt::Display for Error {
             Error::UnknownDtype { entry, code } => write!(f, " (entry {entry}: code {code})"),
             Error::RankTooLarge { entry, rank } => write!(f, " (entry {entry}: rank {rank})"),
             Error::UnusedDimNonZero { entry, dim } => write!(f, " (entry {entry}: dims[{dim}])"),
-            Error::LengthMismatch { entry, expected, stored } => {
-                write!(f, " (entry {entry}: shape gives {expected} bytes, length is {stored})")
+            Error::LengthMismatch {
+                entry,
+                expected,
+                stored,
+            } => {
+                write!(
+                    f,
+                    " (entry {entry}: shape gives {expected} bytes, length is {stored})"
+                )
             }
-            Error::BadAlignment { entry, alignment } => write!(f, " (entry {entry}: alignment {alignment})"),
+            Error::BadAlignment { entry, alignment } => {
+                write!(f, " (entry {entry}: alignment {alignment})")
+            }
             Error::Misaligned { entry, offset } => write!(f, " (entry {entry}: offset {offset})"),
-            Error::NestedInvalid { entry, depth, inner } => {
-                write!(f, " (entry {entry}, at depth {depth}: {inner}: {})", inner.description())
+            Error::NestedInvalid {
+                entry,
+                depth,
+                inner,
+            } => {
+                write!(
+                    f,
+                    " (entry {entry}, at depth {depth}: {inner}: {})",
+                    inner.description()
+                )
             }
             Error::NameBounds { entry }
             | Error::NamePoolLayout { entry }
@@ -329,7 +363,9 @@ impl fmt::Display for Error {
             | Error::PayloadOverlap { entry }
             | Error::PaddingNotMinimal { entry }
             | Error::NestingTooDeep { entry } => write!(f, " (entry {entry})"),
-            Error::MetaUnknownType { record, code } => write!(f, " (metadata record {record}: code {code})"),
+            Error::MetaUnknownType { record, code } => {
+                write!(f, " (metadata record {record}: code {code})")
+            }
             Error::MetaBounds { record }
             | Error::MetaPoolLayout { record }
             | Error::MetaKeyLength { record }

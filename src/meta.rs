@@ -1,4 +1,4 @@
-//! Typed metadata: validation of the records and pool (R40–R49, and R7 for the reserved byte) and the
+//! Typed metadata: validation of the records and pool (R40–R49) and the
 //! [`MetaValue`] view of a validated record.
 
 use core::cmp::Ordering;
@@ -8,7 +8,7 @@ use zerocopy::little_endian::{F64, I64, U32, U64};
 use zerocopy::FromBytes;
 
 use crate::error::Error;
-use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_KEY_LEN, META_RECORD_LEN};
+use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_KEY_LEN};
 
 /// The bytes `[offset, offset + len)` of `pool`, or `None` when they are not all inside it.
 fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
@@ -17,20 +17,11 @@ fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
     pool.get(start..end)
 }
 
-/// Checks the records against the pool, in record order. `minor` is the file's minor version and
-/// `section_offset` where the metadata section starts (for error offsets).
-pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16, section_offset: u64) -> Result<(), Error> {
+/// Checks the records against the pool, in record order. `minor` is the file's minor version.
+pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16) -> Result<(), Error> {
     let mut cursor: u32 = 0;
     let mut previous_key: Option<&[u8]> = None;
     for (record, r) in (0u32..).zip(records) {
-        if r.reserved != 0 {
-            let field = u64::try_from(core::mem::offset_of!(MetaRecord, reserved)).unwrap_or(u64::MAX);
-            let offset = u64::from(record)
-                .saturating_mul(u64::from(META_RECORD_LEN))
-                .saturating_add(section_offset)
-                .saturating_add(field);
-            return Err(Error::ReservedNonZero { offset });
-        }
         let key_len = r.key_len.get();
         if key_len == 0 || key_len > MAX_KEY_LEN {
             return Err(Error::MetaKeyLength { record });
@@ -38,8 +29,11 @@ pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16, section_off
         if r.key_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let key = pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
-        cursor = cursor.checked_add(u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        let key =
+            pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor
+            .checked_add(u32::from(key_len))
+            .ok_or(Error::MetaBounds { record })?;
         if core::str::from_utf8(key).is_err() {
             return Err(Error::MetaKeyUtf8 { record });
         }
@@ -58,6 +52,9 @@ pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16, section_off
                 return Err(Error::MetaUnknownType { record, code });
             }
         }
+        if r.reserved != 0 {
+            return Err(Error::MetaValueShape { record });
+        }
         if value_type.is_inline() {
             if r.value_len.get() != 0 || r.value_offset.get() != 0 {
                 return Err(Error::MetaValueShape { record });
@@ -73,12 +70,17 @@ pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16, section_off
         if r.value_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let value = pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
-        cursor = cursor.checked_add(r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        let value =
+            pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor
+            .checked_add(r.value_len.get())
+            .ok_or(Error::MetaBounds { record })?;
         check_value(record, value_type, value)?;
     }
     if usize::try_from(cursor).ok() != Some(pool.len()) {
-        return Err(Error::MetaPoolLayout { record: u32::try_from(records.len()).unwrap_or(u32::MAX) });
+        return Err(Error::MetaPoolLayout {
+            record: u32::try_from(records.len()).unwrap_or(u32::MAX),
+        });
     }
     Ok(())
 }
@@ -206,8 +208,14 @@ fn key_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> &'a [u8] {
     pool_slice(pool, r.key_offset.get(), u32::from(r.key_len.get())).unwrap_or(&[])
 }
 
-pub(crate) fn lookup<'a>(records: &'a [MetaRecord], pool: &'a [u8], key: &[u8]) -> Option<MetaValue<'a>> {
-    let at = records.binary_search_by(|r| key_of(r, pool).cmp(key)).ok()?;
+pub(crate) fn lookup<'a>(
+    records: &'a [MetaRecord],
+    pool: &'a [u8],
+    key: &[u8],
+) -> Option<MetaValue<'a>> {
+    let at = records
+        .binary_search_by(|r| key_of(r, pool).cmp(key))
+        .ok()?;
     Some(value_of(records.get(at)?, pool))
 }
 
@@ -220,7 +228,10 @@ pub struct MetaIter<'a> {
 
 impl<'a> MetaIter<'a> {
     pub(crate) fn new(records: &'a [MetaRecord], pool: &'a [u8]) -> Self {
-        Self { records: records.iter(), pool }
+        Self {
+            records: records.iter(),
+            pool,
+        }
     }
 }
 

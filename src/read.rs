@@ -13,13 +13,12 @@ use zerocopy::FromBytes;
 use crate::checksum::{crc32, header_crc};
 use crate::entry::{Entries, Entry};
 use crate::error::Error;
+use crate::format::is_newer_minor;
 use crate::format::{
     Descriptor, Dtype, Header, MetaRecord, Section, SectionRef, Storage, DESCRIPTOR_LEN,
     FLAG_HAS_TARGET, HEADER_LEN_V1, INDEX_SLOT_LEN, KNOWN_INCOMPAT_FLAGS, MAGIC, MAX_ALIGNMENT,
-    MAX_HEADER_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK, META_RECORD_LEN, TRAILER_SLOT_LEN,
-    VERSION_MAJOR,
+    MAX_HEADER_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK, TRAILER_SLOT_LEN, VERSION_MAJOR,
 };
-use crate::format::is_newer_minor;
 use crate::meta::{self, MetaIter, MetaValue};
 
 /// A validated container borrowed from its bytes.
@@ -59,13 +58,17 @@ fn len_u64(bytes: &[u8]) -> u64 {
 
 fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
     let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
-        return Err(Error::TooShort { len: len_u64(bytes) });
+        return Err(Error::TooShort {
+            len: len_u64(bytes),
+        });
     };
     if header.magic != MAGIC {
         return Err(Error::BadMagic);
     }
     if header.version_major.get() != VERSION_MAJOR {
-        return Err(Error::UnsupportedVersion { major: header.version_major.get() });
+        return Err(Error::UnsupportedVersion {
+            major: header.version_major.get(),
+        });
     }
     Ok(header)
 }
@@ -89,15 +92,26 @@ fn align_up(value: u64, alignment: u64) -> Option<u64> {
 
 /// The byte length that `dtype` and `dims` give (R25–R27), or `None` for an unknown dtype. Shared by the
 /// reader and the writers so that they cannot disagree.
-pub(crate) fn expected_length(entry: u32, dtype: Dtype, dims: &[u64]) -> Result<Option<u64>, Error> {
-    let Some(storage) = dtype.storage() else { return Ok(None) };
+pub(crate) fn expected_length(
+    entry: u32,
+    dtype: Dtype,
+    dims: &[u64],
+) -> Result<Option<u64>, Error> {
+    let Some(storage) = dtype.storage() else {
+        return Ok(None);
+    };
     let count = dims
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d))
         .ok_or(Error::ShapeOverflow { entry })?;
     let length = match storage {
-        Storage::Element(size) => count.checked_mul(size).ok_or(Error::ShapeOverflow { entry })?,
-        Storage::Block { block_elems, block_bytes } => {
+        Storage::Element(size) => count
+            .checked_mul(size)
+            .ok_or(Error::ShapeOverflow { entry })?,
+        Storage::Block {
+            block_elems,
+            block_bytes,
+        } => {
             let innermost = *dims.last().ok_or(Error::BlockShape { entry })?;
             if innermost.checked_rem(block_elems) != Some(0) {
                 return Err(Error::BlockShape { entry });
@@ -145,20 +159,31 @@ impl<'a> Container<'a> {
             return Err(Error::UnknownIncompatFlags { flags: incompat });
         }
         if header.descriptor_len.get() != DESCRIPTOR_LEN {
-            return Err(Error::DescriptorLength { descriptor_len: header.descriptor_len.get() });
+            return Err(Error::DescriptorLength {
+                descriptor_len: header.descriptor_len.get(),
+            });
         }
         if let Some(at) = header.reserved.iter().position(|&b| b != 0) {
             let field = core::mem::offset_of!(Header, reserved);
-            let offset = field.checked_add(at).and_then(|o| u64::try_from(o).ok()).unwrap_or(u64::MAX);
+            let offset = field
+                .checked_add(at)
+                .and_then(|o| u64::try_from(o).ok())
+                .unwrap_or(u64::MAX);
             return Err(Error::ReservedNonZero { offset });
         }
         let total = header.total_len.get();
         let actual = len_u64(bytes);
         if actual < total || actual < u64::from(header_len) {
-            return Err(Error::Truncated { declared: total, actual });
+            return Err(Error::Truncated {
+                declared: total,
+                actual,
+            });
         }
         if actual > total {
-            return Err(Error::TrailingBytes { declared: total, actual });
+            return Err(Error::TrailingBytes {
+                declared: total,
+                actual,
+            });
         }
 
         let sections = check_sections(header)?;
@@ -169,46 +194,79 @@ impl<'a> Container<'a> {
 
         // Checksums come before the contents so a damaged file is reported as damaged, not as whatever
         // nonsense the damage happens to spell.
-        let meta_end = span(0, metadata.end, len, Error::SectionBounds { section: Section::Metadata })?;
-        let region = bytes.get(meta_end).ok_or(Error::SectionBounds { section: Section::Metadata })?;
+        let meta_end = span(
+            0,
+            metadata.end,
+            len,
+            Error::SectionBounds {
+                section: Section::Metadata,
+            },
+        )?;
+        let region = bytes.get(meta_end).ok_or(Error::SectionBounds {
+            section: Section::Metadata,
+        })?;
         let computed = header_crc(region);
         if computed != header.header_crc.get() {
-            return Err(Error::HeaderChecksum { stored: header.header_crc.get(), computed });
+            return Err(Error::HeaderChecksum {
+                stored: header.header_crc.get(),
+                computed,
+            });
         }
 
         let trailer_bytes = section_bytes(bytes, trailer, Section::Trailer)?;
-        let count = usize::try_from(n).map_err(|_| Error::SectionLength { section: Section::Table })?;
+        let count = usize::try_from(n).map_err(|_| Error::SectionLength {
+            section: Section::Table,
+        })?;
         let (checksums, stored_crc) = <[U32]>::ref_from_prefix_with_elems(trailer_bytes, count)
-            .map_err(|_| Error::SectionLength { section: Section::Trailer })?;
+            .map_err(|_| Error::SectionLength {
+                section: Section::Trailer,
+            })?;
         let stored_crc = U32::read_from_bytes(stored_crc)
-            .map_err(|_| Error::SectionLength { section: Section::Trailer })?
+            .map_err(|_| Error::SectionLength {
+                section: Section::Trailer,
+            })?
             .get();
-        let checksum_bytes = trailer_bytes.get(..trailer_bytes.len().saturating_sub(4)).unwrap_or(&[]);
+        let checksum_bytes = trailer_bytes
+            .get(..trailer_bytes.len().saturating_sub(4))
+            .unwrap_or(&[]);
         let computed = crc32(checksum_bytes);
         if computed != stored_crc {
-            return Err(Error::TrailerChecksum { stored: stored_crc, computed });
+            return Err(Error::TrailerChecksum {
+                stored: stored_crc,
+                computed,
+            });
         }
 
         let table_bytes = section_bytes(bytes, table, Section::Table)?;
-        let table = <[Descriptor]>::ref_from_bytes_with_elems(table_bytes, count)
-            .map_err(|_| Error::SectionLength { section: Section::Table })?;
+        let table =
+            <[Descriptor]>::ref_from_bytes_with_elems(table_bytes, count).map_err(|_| {
+                Error::SectionLength {
+                    section: Section::Table,
+                }
+            })?;
         let index_bytes = section_bytes(bytes, index, Section::Index)?;
-        let index = <[U32]>::ref_from_bytes_with_elems(index_bytes, count)
-            .map_err(|_| Error::SectionLength { section: Section::Index })?;
+        let index = <[U32]>::ref_from_bytes_with_elems(index_bytes, count).map_err(|_| {
+            Error::SectionLength {
+                section: Section::Index,
+            }
+        })?;
         let names = section_bytes(bytes, names, Section::Names)?;
         let meta_bytes = section_bytes(bytes, metadata, Section::Metadata)?;
-        let records = usize::try_from(m).map_err(|_| Error::MetaBounds { record: m })?;
-        let (meta_records, meta_pool) = <[MetaRecord]>::ref_from_prefix_with_elems(meta_bytes, records)
-            .map_err(|_| Error::MetaBounds { record: m })?;
+        // The records' bound is a metadata rule (R40), so it is reported after the groups before it.
+        let records = usize::try_from(m).map_err(|_| Error::MetaBounds { record: m });
+        let meta_split = records.and_then(|records| {
+            <[MetaRecord]>::ref_from_prefix_with_elems(meta_bytes, records)
+                .map_err(|_| Error::MetaBounds { record: m })
+        });
 
-        let container = Container {
+        let mut container = Container {
             bytes,
             header,
             table,
             index,
             names,
-            meta_records,
-            meta_pool,
+            meta_records: &[],
+            meta_pool: &[],
             checksums,
             depth,
         };
@@ -217,7 +275,10 @@ impl<'a> Container<'a> {
         container.check_descriptors(minor)?;
         container.check_payloads(payloads)?;
         container.check_nested()?;
-        meta::check(meta_records, meta_pool, minor, metadata.offset)?;
+        let (meta_records, meta_pool) = meta_split?;
+        meta::check(meta_records, meta_pool, minor)?;
+        container.meta_records = meta_records;
+        container.meta_pool = meta_pool;
         Ok(container)
     }
 
@@ -226,21 +287,31 @@ impl<'a> Container<'a> {
         let mut cursor: u64 = 0;
         for (entry, d) in (0u32..).zip(self.table) {
             let len = d.name_len.get();
+            let offset = u64::from(d.name_offset.get());
+            let range = span(
+                offset,
+                u64::from(len),
+                self.names.len(),
+                Error::NameBounds { entry },
+            )?;
+            if offset != cursor {
+                return Err(Error::NamePoolLayout { entry });
+            }
             if len == 0 || len > MAX_NAME_LEN {
                 return Err(Error::NameLength { entry, len });
             }
-            if u64::from(d.name_offset.get()) != cursor {
-                return Err(Error::NamePoolLayout { entry });
-            }
-            let range = span(cursor, u64::from(len), self.names.len(), Error::NameBounds { entry })?;
             let name = self.names.get(range).ok_or(Error::NameBounds { entry })?;
             if core::str::from_utf8(name).is_err() {
                 return Err(Error::NameUtf8 { entry });
             }
-            cursor = cursor.checked_add(u64::from(len)).ok_or(Error::NameBounds { entry })?;
+            cursor = cursor
+                .checked_add(u64::from(len))
+                .ok_or(Error::NameBounds { entry })?;
         }
         if cursor != len_u64(self.names) {
-            return Err(Error::NamePoolLayout { entry: self.header.entry_count.get() });
+            return Err(Error::NamePoolLayout {
+                entry: self.header.entry_count.get(),
+            });
         }
         Ok(())
     }
@@ -287,15 +358,21 @@ impl<'a> Container<'a> {
             for (out, dim) in all_dims.iter_mut().zip(&d.dims) {
                 *out = dim.get();
             }
-            let (dims, unused) =
-                all_dims.split_at_checked(rank).ok_or(Error::RankTooLarge { entry, rank: d.rank })?;
+            let (dims, unused) = all_dims.split_at_checked(rank).ok_or(Error::RankTooLarge {
+                entry,
+                rank: d.rank,
+            })?;
             if let Some(dim) = unused.iter().position(|&x| x != 0) {
                 let dim = u8::try_from(dim.saturating_add(rank)).unwrap_or(u8::MAX);
                 return Err(Error::UnusedDimNonZero { entry, dim });
             }
             if let Some(expected) = expected_length(entry, dtype, dims)? {
                 if expected != d.length.get() {
-                    return Err(Error::LengthMismatch { entry, expected, stored: d.length.get() });
+                    return Err(Error::LengthMismatch {
+                        entry,
+                        expected,
+                        stored: d.length.get(),
+                    });
                 }
             }
             let alignment = d.alignment.get();
@@ -303,7 +380,10 @@ impl<'a> Container<'a> {
                 return Err(Error::BadAlignment { entry, alignment });
             }
             if d.offset.get().checked_rem(u64::from(alignment)) != Some(0) {
-                return Err(Error::Misaligned { entry, offset: d.offset.get() });
+                return Err(Error::Misaligned {
+                    entry,
+                    offset: d.offset.get(),
+                });
             }
             let target = d.target.get();
             if d.flags & !FLAG_HAS_TARGET != 0 || (d.flags & FLAG_HAS_TARGET == 0 && target != 0) {
@@ -324,7 +404,9 @@ impl<'a> Container<'a> {
         let mut previous_start = section.offset;
         for (entry, d) in (0u32..).zip(self.table) {
             let start = d.offset.get();
-            let end = start.checked_add(d.length.get()).ok_or(Error::PayloadBounds { entry })?;
+            let end = start
+                .checked_add(d.length.get())
+                .ok_or(Error::PayloadBounds { entry })?;
             if start < section.offset || end > section.end {
                 return Err(Error::PayloadBounds { entry });
             }
@@ -334,7 +416,8 @@ impl<'a> Container<'a> {
             if start < cursor {
                 return Err(Error::PayloadOverlap { entry });
             }
-            let aligned = align_up(cursor, u64::from(d.alignment.get())).ok_or(Error::PayloadBounds { entry })?;
+            let aligned = align_up(cursor, u64::from(d.alignment.get()))
+                .ok_or(Error::PayloadBounds { entry })?;
             if start != aligned {
                 return Err(Error::PaddingNotMinimal { entry });
             }
@@ -343,14 +426,21 @@ impl<'a> Container<'a> {
             cursor = end;
         }
         if cursor != section.end {
-            return Err(Error::PaddingNotMinimal { entry: self.header.entry_count.get() });
+            return Err(Error::PaddingNotMinimal {
+                entry: self.header.entry_count.get(),
+            });
         }
         Ok(())
     }
 
     fn check_zero(&self, start: u64, end: u64) -> Result<(), Error> {
         let err = Error::PaddingNonZero { offset: start };
-        let range = span(start, end.checked_sub(start).ok_or(err)?, self.bytes.len(), err)?;
+        let range = span(
+            start,
+            end.checked_sub(start).ok_or(err)?,
+            self.bytes.len(),
+            err,
+        )?;
         let padding = self.bytes.get(range).ok_or(err)?;
         match padding.iter().position(|&b| b != 0) {
             None => Ok(()),
@@ -371,26 +461,48 @@ impl<'a> Container<'a> {
             }
             let depth = self.depth.saturating_add(1);
             let payload = self.entry_payload(d);
-            Container::parse_at(payload, depth)
-                .map_err(|e| Error::NestedInvalid { entry, depth, inner: e.rule() })?;
+            Container::parse_at(payload, depth).map_err(|e| match e {
+                // Too-deep nesting keeps its own rule all the way out, so the outermost reader names it.
+                Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
+                Error::NestedInvalid { inner, .. } => Error::NestedInvalid {
+                    entry,
+                    depth,
+                    inner,
+                },
+                other => Error::NestedInvalid {
+                    entry,
+                    depth,
+                    inner: other.rule(),
+                },
+            })?;
         }
         Ok(())
     }
 
     /// The name of entry `entry`, which `check_names` has validated.
     pub(crate) fn name_bytes(&self, entry: u32) -> &'a [u8] {
-        let Some(d) = usize::try_from(entry).ok().and_then(|i| self.table.get(i)) else { return &[] };
+        let Some(d) = usize::try_from(entry).ok().and_then(|i| self.table.get(i)) else {
+            return &[];
+        };
         let start = usize::try_from(d.name_offset.get()).unwrap_or(usize::MAX);
         let len = usize::try_from(d.name_len.get()).unwrap_or(0);
-        start.checked_add(len).and_then(|end| self.names.get(start..end)).unwrap_or(&[])
+        start
+            .checked_add(len)
+            .and_then(|end| self.names.get(start..end))
+            .unwrap_or(&[])
     }
 
     /// The payload of a validated descriptor.
     pub(crate) fn entry_payload(&self, d: &Descriptor) -> &'a [u8] {
-        span(d.offset.get(), d.length.get(), self.bytes.len(), Error::BadMagic)
-            .ok()
-            .and_then(|r| self.bytes.get(r))
-            .unwrap_or(&[])
+        span(
+            d.offset.get(),
+            d.length.get(),
+            self.bytes.len(),
+            Error::BadMagic,
+        )
+        .ok()
+        .and_then(|r| self.bytes.get(r))
+        .unwrap_or(&[])
     }
 
     /// The container's bytes.
@@ -408,7 +520,10 @@ impl<'a> Container<'a> {
     /// `(major, minor)` version of the file.
     #[must_use]
     pub fn version(&self) -> (u16, u16) {
-        (self.header.version_major.get(), self.header.version_minor.get())
+        (
+            self.header.version_major.get(),
+            self.header.version_minor.get(),
+        )
     }
 
     /// Compatible-feature flags as stored (bits this crate does not know are kept, not interpreted).
@@ -497,11 +612,16 @@ struct Bounds {
 
 fn section_bytes(bytes: &[u8], b: Bounds, section: Section) -> Result<&[u8], Error> {
     let err = Error::SectionBounds { section };
-    let range = span(b.offset, b.end.checked_sub(b.offset).ok_or(err)?, bytes.len(), err)?;
+    let range = span(
+        b.offset,
+        b.end.checked_sub(b.offset).ok_or(err)?,
+        bytes.len(),
+        err,
+    )?;
     bytes.get(range).ok_or(err)
 }
 
-/// R10–R12 and the metadata record bound of R40.
+/// R10–R12, in number order.
 fn check_sections(header: &Header) -> Result<[Bounds; 6], Error> {
     let total = header.total_len.get();
     let mut bounds = [Bounds { offset: 0, end: 0 }; 6];
@@ -510,7 +630,12 @@ fn check_sections(header: &Header) -> Result<[Bounds; 6], Error> {
     {
         let end = offset.get().checked_add(length.get());
         match end {
-            Some(end) if end <= total => *slot = Bounds { offset: offset.get(), end },
+            Some(end) if end <= total => {
+                *slot = Bounds {
+                    offset: offset.get(),
+                    end,
+                }
+            }
             _ => return Err(Error::SectionBounds { section: *section }),
         }
     }
@@ -522,23 +647,30 @@ fn check_sections(header: &Header) -> Result<[Bounds; 6], Error> {
         cursor = b.end;
     }
     if cursor != total {
-        return Err(Error::SectionLayout { section: Section::Trailer });
+        return Err(Error::SectionLayout {
+            section: Section::Trailer,
+        });
     }
-    let [table, index, _, meta, _, trailer] = bounds;
+    let [table, index, _, _, _, trailer] = bounds;
     let n = u64::from(header.entry_count.get());
     let expect = [
-        (Section::Table, table, n.checked_mul(u64::from(DESCRIPTOR_LEN))),
+        (
+            Section::Table,
+            table,
+            n.checked_mul(u64::from(DESCRIPTOR_LEN)),
+        ),
         (Section::Index, index, n.checked_mul(INDEX_SLOT_LEN)),
-        (Section::Trailer, trailer, n.checked_add(1).and_then(|k| k.checked_mul(TRAILER_SLOT_LEN))),
+        (
+            Section::Trailer,
+            trailer,
+            n.checked_add(1)
+                .and_then(|k| k.checked_mul(TRAILER_SLOT_LEN)),
+        ),
     ];
     for (section, b, expected) in expect {
         if expected != b.end.checked_sub(b.offset) {
             return Err(Error::SectionLength { section });
         }
-    }
-    let records = u64::from(header.meta_count.get()).checked_mul(u64::from(META_RECORD_LEN));
-    if records.is_none_or(|r| Some(r) > meta.end.checked_sub(meta.offset)) {
-        return Err(Error::MetaBounds { record: header.meta_count.get() });
     }
     Ok(bounds)
 }

@@ -40,7 +40,14 @@ impl<'a> NewEntry<'a> {
     /// An entry with the default alignment (64) and no target.
     #[must_use]
     pub fn new(name: &'a str, dtype: Dtype, shape: &'a [u64], data: &'a [u8]) -> Self {
-        Self { name, dtype, shape, alignment: DEFAULT_ALIGNMENT, target: None, data }
+        Self {
+            name,
+            dtype,
+            shape,
+            alignment: DEFAULT_ALIGNMENT,
+            target: None,
+            data,
+        }
     }
 
     /// The same entry with another alignment.
@@ -52,7 +59,10 @@ impl<'a> NewEntry<'a> {
     /// The same entry with a load address.
     #[must_use]
     pub fn with_target(self, target: u64) -> Self {
-        Self { target: Some(target), ..self }
+        Self {
+            target: Some(target),
+            ..self
+        }
     }
 }
 
@@ -90,15 +100,21 @@ impl Value<'_> {
         }
         match *self {
             Value::U64(v) => (MetaType::U64, v, Vec::new()),
-            Value::I64(v) => (MetaType::I64, u64::from_le_bytes(v.to_le_bytes()), Vec::new()),
+            Value::I64(v) => (
+                MetaType::I64,
+                u64::from_le_bytes(v.to_le_bytes()),
+                Vec::new(),
+            ),
             Value::F64(v) => (MetaType::F64, v.to_bits(), Vec::new()),
             Value::Bool(v) => (MetaType::Bool, u64::from(v), Vec::new()),
             Value::String(s) => (MetaType::String, 0, s.as_bytes().to_vec()),
             Value::Bytes(b) => (MetaType::Bytes, 0, b.to_vec()),
             Value::U64Array(a) => (MetaType::U64Array, 0, words(a.iter().copied())),
-            Value::I64Array(a) => {
-                (MetaType::I64Array, 0, words(a.iter().map(|v| u64::from_le_bytes(v.to_le_bytes()))))
-            }
+            Value::I64Array(a) => (
+                MetaType::I64Array,
+                0,
+                words(a.iter().map(|v| u64::from_le_bytes(v.to_le_bytes()))),
+            ),
             Value::F64Array(a) => (MetaType::F64Array, 0, words(a.iter().map(|v| v.to_bits()))),
             Value::StringArray(items) => {
                 let mut pool = Vec::new();
@@ -178,20 +194,36 @@ impl Builder {
         let entry = err_index(self.entries.len());
         let name_len = u32::try_from(e.name.len()).unwrap_or(u32::MAX);
         if name_len == 0 || name_len > MAX_NAME_LEN {
-            return Err(Error::NameLength { entry, len: name_len });
+            return Err(Error::NameLength {
+                entry,
+                len: name_len,
+            });
         }
         if e.shape.len() > MAX_RANK {
-            return Err(Error::RankTooLarge { entry, rank: u8::try_from(e.shape.len()).unwrap_or(u8::MAX) });
+            return Err(Error::RankTooLarge {
+                entry,
+                rank: u8::try_from(e.shape.len()).unwrap_or(u8::MAX),
+            });
         }
         let Some(expected) = expected_length(entry, e.dtype, e.shape)? else {
-            return Err(Error::UnknownDtype { entry, code: e.dtype.code() });
+            return Err(Error::UnknownDtype {
+                entry,
+                code: e.dtype.code(),
+            });
         };
         let stored = to_u64(e.data.len());
         if expected != stored {
-            return Err(Error::LengthMismatch { entry, expected, stored });
+            return Err(Error::LengthMismatch {
+                entry,
+                expected,
+                stored,
+            });
         }
         if !e.alignment.is_power_of_two() || e.alignment > MAX_ALIGNMENT {
-            return Err(Error::BadAlignment { entry, alignment: e.alignment });
+            return Err(Error::BadAlignment {
+                entry,
+                alignment: e.alignment,
+            });
         }
         if let Some(target) = e.target {
             if target.checked_add(stored).is_none() && target.wrapping_add(stored) != 0 {
@@ -207,14 +239,22 @@ impl Builder {
             name_len: U32::new(name_len),
             dtype: U16::new(e.dtype.code()),
             rank: u8::try_from(e.shape.len()).unwrap_or(u8::MAX),
-            flags: if e.target.is_some() { FLAG_HAS_TARGET } else { 0 },
+            flags: if e.target.is_some() {
+                FLAG_HAS_TARGET
+            } else {
+                0
+            },
             alignment: U32::new(e.alignment),
             offset: U64::new(0),
             length: U64::new(stored),
             target: U64::new(e.target.unwrap_or(0)),
             dims,
         };
-        self.entries.push(PendingEntry { descriptor, name: String::from(e.name), data: e.data.to_vec() });
+        self.entries.push(PendingEntry {
+            descriptor,
+            name: String::from(e.name),
+            data: e.data.to_vec(),
+        });
         Ok(self)
     }
 
@@ -235,7 +275,12 @@ impl Builder {
         if u32::try_from(pool.len()).is_err() {
             return Err(Error::MetaBounds { record });
         }
-        self.meta.push(PendingMeta { key: String::from(key), value_type, inline, pool });
+        self.meta.push(PendingMeta {
+            key: String::from(key),
+            value_type,
+            inline,
+            pool,
+        });
         Ok(self)
     }
 
@@ -255,11 +300,13 @@ impl Builder {
                 }
             }
         }
-        self.meta.sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+        self.meta
+            .sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
 
         let mut names = Vec::new();
         for e in &mut self.entries {
-            e.descriptor.name_offset = U32::new(u32::try_from(names.len()).map_err(|_| Error::NameBounds { entry: 0 })?);
+            e.descriptor.name_offset =
+                U32::new(u32::try_from(names.len()).map_err(|_| Error::NameBounds { entry: 0 })?);
             names.extend_from_slice(e.name.as_bytes());
         }
         let mut records = Vec::with_capacity(self.meta.len());
@@ -269,7 +316,11 @@ impl Builder {
             let key_offset = u32::try_from(pool.len()).map_err(|_| too_big)?;
             pool.extend_from_slice(m.key.as_bytes());
             let inline = m.value_type.is_inline();
-            let value_offset = if inline { 0 } else { u32::try_from(pool.len()).map_err(|_| too_big)? };
+            let value_offset = if inline {
+                0
+            } else {
+                u32::try_from(pool.len()).map_err(|_| too_big)?
+            };
             pool.extend_from_slice(&m.pool);
             records.push(MetaRecord {
                 key_offset: U32::new(key_offset),
@@ -282,8 +333,12 @@ impl Builder {
             });
         }
 
-        let overflow = Error::SectionBounds { section: crate::format::Section::Payloads };
-        let table_len = to_u64(n).checked_mul(u64::from(DESCRIPTOR_LEN)).ok_or(overflow)?;
+        let overflow = Error::SectionBounds {
+            section: crate::format::Section::Payloads,
+        };
+        let table_len = to_u64(n)
+            .checked_mul(u64::from(DESCRIPTOR_LEN))
+            .ok_or(overflow)?;
         let index_len = to_u64(n).checked_mul(4).ok_or(overflow)?;
         let meta_len = to_u64(records.len())
             .checked_mul(u64::from(META_RECORD_LEN))
@@ -293,7 +348,10 @@ impl Builder {
         let mut sections = [SectionRef::default(); 6];
         let mut cursor = u64::from(HEADER_LEN_V1);
         for (slot, len) in sections.iter_mut().zip(lengths) {
-            *slot = SectionRef { offset: U64::new(cursor), length: U64::new(len) };
+            *slot = SectionRef {
+                offset: U64::new(cursor),
+                length: U64::new(len),
+            };
             cursor = cursor.checked_add(len).ok_or(overflow)?;
         }
         let payload_start = cursor;
@@ -302,12 +360,23 @@ impl Builder {
             let mask = alignment.saturating_sub(1);
             cursor = cursor.checked_add(mask).ok_or(overflow)? & !mask;
             e.descriptor.offset = U64::new(cursor);
-            cursor = cursor.checked_add(e.descriptor.length.get()).ok_or(overflow)?;
+            cursor = cursor
+                .checked_add(e.descriptor.length.get())
+                .ok_or(overflow)?;
         }
-        let trailer_len = to_u64(n).checked_add(1).and_then(|k| k.checked_mul(4)).ok_or(overflow)?;
+        let trailer_len = to_u64(n)
+            .checked_add(1)
+            .and_then(|k| k.checked_mul(4))
+            .ok_or(overflow)?;
         let [.., payloads, trailer] = &mut sections;
-        *payloads = SectionRef { offset: U64::new(payload_start), length: U64::new(cursor.saturating_sub(payload_start)) };
-        *trailer = SectionRef { offset: U64::new(cursor), length: U64::new(trailer_len) };
+        *payloads = SectionRef {
+            offset: U64::new(payload_start),
+            length: U64::new(cursor.saturating_sub(payload_start)),
+        };
+        *trailer = SectionRef {
+            offset: U64::new(cursor),
+            length: U64::new(trailer_len),
+        };
         let total = cursor.checked_add(trailer_len).ok_or(overflow)?;
 
         let header = Header {
@@ -337,12 +406,17 @@ impl Builder {
         out.extend_from_slice(records.as_bytes());
         out.extend_from_slice(&pool);
         let crc = header_crc(&out);
-        if let Some(field) = out.get_mut(crate::format::HEADER_CRC_OFFSET..crate::format::HEADER_CRC_OFFSET + 4) {
+        if let Some(field) =
+            out.get_mut(crate::format::HEADER_CRC_OFFSET..crate::format::HEADER_CRC_OFFSET + 4)
+        {
             field.copy_from_slice(&crc.to_le_bytes());
         }
         let mut checksums = Vec::with_capacity(n.saturating_mul(4));
         for e in &self.entries {
-            out.resize(usize::try_from(e.descriptor.offset.get()).map_err(|_| overflow)?, 0);
+            out.resize(
+                usize::try_from(e.descriptor.offset.get()).map_err(|_| overflow)?,
+                0,
+            );
             out.extend_from_slice(&e.data);
             checksums.extend_from_slice(&crc32(&e.data).to_le_bytes());
         }
@@ -354,5 +428,8 @@ impl Builder {
 }
 
 fn name_of(entries: &[PendingEntry], i: u32) -> &[u8] {
-    usize::try_from(i).ok().and_then(|i| entries.get(i)).map_or(&[], |e| e.name.as_bytes())
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| entries.get(i))
+        .map_or(&[], |e| e.name.as_bytes())
 }

@@ -13,6 +13,7 @@ Exits non-zero if any vector failed or no vector was run.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -119,6 +120,21 @@ def one_line(text, limit=120):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def kill_group(proc):
+    """Kill the reader we started (and anything it spawned in its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    try:
+        proc.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        pass
+
+
 def check(vector, base, cmd, timeout):
     """-> None on pass, else a short reason."""
     rel = vector.get("file")
@@ -131,14 +147,17 @@ def check(vector, base, cmd, timeout):
     if valid is not True and valid is not False:
         return "manifest entry has no boolean \"valid\""
     try:
-        proc = subprocess.run(cmd + [path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout after %gs" % timeout
+        proc = subprocess.Popen(cmd + [path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return "cannot run reader: %s" % exc
-    out = proc.stdout.decode("utf-8", "replace")
-    err = one_line(proc.stderr.decode("utf-8", "replace"))
+    try:
+        raw_out, raw_err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return "timeout after %gs" % timeout
+    out = raw_out.decode("utf-8", "replace")
+    err = one_line(raw_err.decode("utf-8", "replace"))
     tokens = out.split()
     first = tokens[0] if tokens else "(empty stdout)"
     rc = proc.returncode
