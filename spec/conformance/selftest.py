@@ -321,7 +321,7 @@ def cases():
     yield "R5", patch(base, [("h", "incompat", 1 << 40)]), "R5"
     yield "R6", patch(base, [("h", "descriptor_len", 112)]), "R6"
     yield "R7-header", patch(base, [("h", "reserved", 1 << 56)]), "R7"
-    yield "R7-meta", patch(base, [(("m", 1), "reserved", 1)]), "R7"
+    yield "R47-meta-reserved", patch(base, [(("m", 1), "reserved", 1)]), "R47"
     yield "R8", base[:-1], "R8"
     yield "R8-header-len", patch(write(), [("h", "header_len", 4096), ("h", "minor", 1)])[:200], "R8"
     yield "R9", base + b"\0", "R9"
@@ -390,7 +390,8 @@ def cases():
     yield "R36-empty-n0", grow_section(write(), 4, bytes(8)), "R36"
     yield "R37", write([E("a", pad_byte=7)]), "R37"
     # nesting
-    yield "R38-depth9", nest(9), "R39"
+    yield "R38-depth9", nest(9), "R38"
+    yield "R38-depth9-second", write([E("ok", "CONTAINER", (len(inner),), inner), E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R38"
     bad_inner = write([E("")])
     yield "R39", write([E("c", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
     yield "R39-trailing", write([E("c", "CONTAINER", (len(empty) + 1,), empty + b"\0")]), "R39"
@@ -420,6 +421,13 @@ def cases():
     yield "R49", write([], [("a", "string", b"\xc3")]), "R49"
     yield "R49-arr", write([], [("a", "string[]", [b"ok", b"\xff"])]), "R49"
     yield "R46-newer-ok", write([], [("a", 11, b"zz")], minor=1), "valid"
+    yield "R46-newer-reserved", patch(write([], [("a", 11, b"zz")], minor=1), [(("m", 0), "reserved", 9),
+                                                                              (("m", 0), "value", 5)]), "valid"
+    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=1),
+                                            [(("m", 0), "reserved", 9)]), "R47"
+    yield "R40-before-R47-reserved", patch(write([], [("a", "string", "x")]), [(("m", 0), "value_len", 9),
+                                                                              (("m", 0), "reserved", 1)]), "R40"
+    yield "R47-before-R40", patch(write([], [("a", "u64[]", [1])]), [(("m", 0), "value_len", 12)]), "R40"
     # payload integrity
     yield "R50", poke(base, p0, b"\xee"), "R50"
     yield "R50-nested-outer", poke(nested, payload_offset(nested, 1) + payload_offset(inner, 0), b"\xee"), "R50"

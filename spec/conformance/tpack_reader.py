@@ -350,9 +350,12 @@ def open_container(buf, depth):
             try:
                 e.nested = open_container(buf[e.offset:e.offset + e.length], depth + 1)
             except Invalid as inner:
+                if inner.rule == "R38":
+                    # R38 is reported as R38 by the outermost container too (section 12)
+                    fail("R38", "in entry %d (%r): %s" % (e.index, e.name, inner.message))
                 fail("R39", "entry %d (%r): %s" % (e.index, e.name, inner))
 
-    # ---------------------------------------------------------------- metadata (R40-R49, R7)
+    # ---------------------------------------------------------------- metadata (R40-R49)
     if m * META_RECORD_LEN > m_len:
         fail("R40", "%d records x 24 exceed metadata.length %d" % (m, m_len))
     pool_off = m_off + m * META_RECORD_LEN
@@ -364,8 +367,6 @@ def open_container(buf, depth):
     for j in range(m):
         key_offset, key_len, vtype, reserved, value_len, value_offset, value = \
             META_FMT.unpack_from(buf, m_off + j * META_RECORD_LEN)
-        if reserved != 0:
-            fail("R7", "metadata record %d reserved byte is %d" % (j, reserved))
         if key_offset + key_len > pool_len:
             fail("R40", "record %d key [%d,+%d) beyond pool of %d bytes" % (j, key_offset, key_len, pool_len))
         if key_offset != cursor:
@@ -394,7 +395,12 @@ def open_container(buf, depth):
         r.value_offset = value_offset
         r.value = value
         r.raw = None
+        # R47 (reserved byte included) needs a known type (R46) and, for a variable
+        # value, a value inside the pool (R40): for an unknown type of a newer minor,
+        # R47-R49 do not apply (section 10), so its reserved byte is not checked.
         if vtype in META_SCALAR:
+            if reserved != 0:
+                fail("R47", "record %d reserved byte is %d" % (j, reserved))
             if value_len != 0 or value_offset != 0:
                 fail("R47", "record %d scalar with value_len %d value_offset %d" % (j, value_len, value_offset))
             if vtype == MT_BOOL and value not in (0, 1):
@@ -408,17 +414,20 @@ def open_container(buf, depth):
             else:
                 r.decoded = value == 1
         else:
-            # known variable type, or unknown type of a newer minor (validated as variable, NOTE 20)
-            if known and value != 0:
-                fail("R47", "record %d variable value with non-zero inline value" % j)
-            if vtype in META_NUMERIC_ARRAY and value_len % 8 != 0:
-                fail("R47", "record %d numeric array value_len %d not a multiple of 8" % (j, value_len))
+            # known variable type, or unknown type of a newer minor (validated as a
+            # variable-length value: pool layout only)
             if value_offset + value_len > pool_len:
                 fail("R40", "record %d value [%d,+%d) beyond pool of %d bytes"
                      % (j, value_offset, value_len, pool_len))
             if value_offset != cursor:
                 fail("R41", "record %d value at pool offset %d, expected %d" % (j, value_offset, cursor))
             cursor = value_offset + value_len
+            if known and reserved != 0:
+                fail("R47", "record %d reserved byte is %d" % (j, reserved))
+            if known and value != 0:
+                fail("R47", "record %d variable value with non-zero inline value" % j)
+            if vtype in META_NUMERIC_ARRAY and value_len % 8 != 0:
+                fail("R47", "record %d numeric array value_len %d not a multiple of 8" % (j, value_len))
             raw = bytes(pool[value_offset:value_offset + value_len])
             r.raw = raw
             if vtype == MT_STRING:

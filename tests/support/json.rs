@@ -1,0 +1,67 @@
+//! The canonical JSON decoding of spec §13, as the conformance kit compares it.
+
+use serde_json::{json, Map, Value};
+use tpack::{Container, MetaValue};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn f64_hex(v: f64) -> Value {
+    Value::String(format!("{:016x}", v.to_bits()))
+}
+
+pub fn decode(container: &Container<'_>) -> Value {
+    let (major, minor) = container.version();
+    let entries: Vec<Value> = container
+        .entries()
+        .map(|e| {
+            let mut m = Map::new();
+            m.insert("name".into(), json!(e.name()));
+            m.insert(
+                "dtype".into(),
+                e.dtype().name().map_or_else(|| json!(e.dtype().code()), |n| json!(n)),
+            );
+            m.insert("shape".into(), json!(e.shape().dims()));
+            m.insert("offset".into(), json!(e.offset()));
+            m.insert("length".into(), json!(e.byte_len()));
+            m.insert("alignment".into(), json!(e.alignment()));
+            m.insert("target".into(), json!(e.target()));
+            m.insert("checksum".into(), json!(e.checksum()));
+            if let Some(nested) = e.nested() {
+                m.insert("container".into(), decode(&nested));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let metadata: Vec<Value> = container
+        .metadata()
+        .map(|(key, value)| {
+            let type_name = value
+                .value_type()
+                .name()
+                .map_or_else(|| json!(value.value_type().code()), |n| json!(n));
+            let value = match value {
+                MetaValue::U64(v) => json!(v),
+                MetaValue::I64(v) => json!(v),
+                MetaValue::F64(v) => f64_hex(v),
+                MetaValue::Bool(v) => json!(v),
+                MetaValue::String(s) => json!(s),
+                MetaValue::Bytes(b) => json!(hex(b)),
+                MetaValue::U64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+                MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+                MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_hex(v.get())).collect()),
+                MetaValue::StringArray(items) => json!(items.collect::<Vec<_>>()),
+                MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
+                other => panic!("metadata value {other:?} has no JSON form yet"),
+            };
+            json!({"key": key, "type": type_name, "value": value})
+        })
+        .collect();
+    json!({
+        "version": [major, minor],
+        "compat_flags": container.compat_flags(),
+        "entries": entries,
+        "metadata": metadata,
+    })
+}

@@ -1,0 +1,6 @@
+//! Shared by the integration tests and the conformance example.
+#![allow(dead_code)]
+
+pub mod cases;
+pub mod json;
+pub mod raw;
