@@ -1,1 +1,138 @@
+//! The golden vectors in spec/vectors/ are rebuilt here from tests/support/cases.rs and must equal the
+//! checked-in files byte for byte, manifest included. `TPACK_BLESS=1 cargo test --test vectors` rewrites them
+//! after an intended change (which must come with a spec change).
 
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use support::{cases, json::decode};
+use tpack::{Container, Error};
+
+fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors")
+}
+
+fn file_of(case: &cases::Case) -> String {
+    let dir = if case.rule.is_some() { "invalid" } else { "valid" };
+    format!("{dir}/{}.tpack", case.name)
+}
+
+fn validate(bytes: &[u8]) -> Result<Container<'_>, Error> {
+    let c = Container::parse(bytes)?;
+    c.verify()?;
+    Ok(c)
+}
+
+fn manifest() -> Value {
+    let vectors: Vec<Value> = cases::all()
+        .iter()
+        .map(|case| match case.rule {
+            None => {
+                let container = validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                json!({"file": file_of(case), "valid": true, "description": case.description,
+                       "decoding": decode(&container)})
+            }
+            Some(rule) => json!({"file": file_of(case), "valid": false, "rule": rule.id(),
+                                 "description": case.description}),
+        })
+        .collect();
+    json!({"format": "tpack", "version": [1, 0], "vectors": vectors})
+}
+
+#[test]
+fn vectors_match_checked_in_files() {
+    let dir = vectors_dir();
+    let manifest_text = serde_json::to_string_pretty(&manifest()).unwrap() + "\n";
+    let bless = std::env::var_os("TPACK_BLESS").is_some();
+    if bless {
+        for sub in ["valid", "invalid"] {
+            let _ = fs::remove_dir_all(dir.join(sub));
+            fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        fs::write(dir.join("manifest.json"), &manifest_text).unwrap();
+    }
+    let mut expected_files = Vec::new();
+    for case in cases::all() {
+        let path = dir.join(file_of(&case));
+        expected_files.push(path.clone());
+        if bless {
+            fs::write(&path, &case.bytes).unwrap();
+        }
+        let on_disk = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run with TPACK_BLESS=1)", path.display()));
+        assert!(on_disk == case.bytes, "{} differs from what the generator builds", path.display());
+    }
+    let on_disk = fs::read_to_string(dir.join("manifest.json")).unwrap();
+    assert_eq!(on_disk, manifest_text, "manifest.json is stale (run with TPACK_BLESS=1)");
+    // No stray vector files that the manifest does not list.
+    for sub in ["valid", "invalid"] {
+        for file in fs::read_dir(dir.join(sub)).unwrap() {
+            let path = file.unwrap().path();
+            assert!(expected_files.contains(&path), "{} is not in the manifest", path.display());
+        }
+    }
+}
+
+#[test]
+fn manifest_verdicts_hold_for_the_files_on_disk() {
+    let dir = vectors_dir();
+    let manifest: Value = serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let vectors = manifest["vectors"].as_array().unwrap();
+    assert!(vectors.len() > 60);
+    for v in vectors {
+        let bytes = fs::read(dir.join(v["file"].as_str().unwrap())).unwrap();
+        let result = validate(&bytes);
+        if v["valid"].as_bool().unwrap() {
+            let c = result.unwrap_or_else(|e| panic!("{}: {e}", v["file"]));
+            assert_eq!(decode(&c), v["decoding"], "{}", v["file"]);
+        } else {
+            let err = result.err().unwrap_or_else(|| panic!("{} parsed", v["file"]));
+            assert_eq!(err.rule().id(), v["rule"].as_str().unwrap(), "{}", v["file"]);
+        }
+    }
+}
+
+#[test]
+fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
+    let all = cases::all();
+    for rule in tpack::Rule::ALL {
+        assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
+    }
+    let all_dtypes = all.iter().find(|c| c.name == "all-dtypes").unwrap();
+    let c = Container::parse(&all_dtypes.bytes).unwrap();
+    for dtype in tpack::Dtype::ALL {
+        assert!(c.entries().any(|e| e.dtype() == *dtype), "{dtype:?}");
+    }
+}
+
+/// The decoding of the example, written out by hand from the model in cases::base(), so that the manifest is
+/// not only the reader's own opinion of itself.
+#[test]
+fn example_decoding_matches_the_model() {
+    let bytes = cases::base().encode();
+    let c = validate(&bytes).unwrap();
+    let names: Vec<_> = c.entries().map(|e| e.name()).collect();
+    assert_eq!(names, ["embed.weight", "layers.0.attn.q", "layers.0.ffn.q8", "boot.code", "norm.eps", "empty"]);
+    let w = c.get("embed.weight").unwrap();
+    assert_eq!(w.shape().dims(), [4, 8]);
+    assert_eq!(w.offset() % 64, 0);
+    let values: Vec<f32> = w.le::<tpack::zerocopy::little_endian::F32>().unwrap().iter().map(|v| v.get()).collect();
+    assert_eq!(values[..3], [-3.0, -2.5, -2.0]);
+    let code = c.get("boot.code").unwrap();
+    assert_eq!(code.target(), Some(0x2000_0000));
+    assert_eq!(code.alignment(), 1);
+    assert_eq!(c.get("empty").unwrap().byte_len(), 0);
+    assert_eq!(c.get("norm.eps").unwrap().shape().rank(), 0);
+    assert!(c.get("missing").is_none());
+    assert_eq!(c.meta("layers"), Some(tpack::MetaValue::U64(1)));
+    assert_eq!(c.meta("bias"), Some(tpack::MetaValue::I64(-3)));
+    assert_eq!(c.meta("arch"), Some(tpack::MetaValue::String("toy-mlp")));
+    match c.meta("vocab") {
+        Some(tpack::MetaValue::StringArray(items)) => assert_eq!(items.collect::<Vec<_>>(), ["<s>", "hello", "wörld"]),
+        other => panic!("{other:?}"),
+    }
+    let keys: Vec<_> = c.metadata().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]);
+}
