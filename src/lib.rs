@@ -53,3 +53,8 @@ pub use read::{declared_len, Container};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, NewEntry, Value};
 pub use zerocopy;
+
+/// The README's code must compile and run.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

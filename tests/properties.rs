@@ -1,1 +1,303 @@
+//! Property tests: random valid containers round-trip through the builder and the reader; random damage
+//! never panics; placement in memory never changes the result; the two encoders agree byte for byte.
 
+mod support;
+
+use proptest::prelude::*;
+use support::raw::{Raw, RawEntry, RawMeta};
+use tpack::format::Storage;
+use tpack::{Builder, Container, Dtype, MetaType, MetaValue, NewEntry, Value};
+
+fn cases() -> u32 {
+    if cfg!(miri) {
+        4
+    } else {
+        256
+    }
+}
+
+#[derive(Clone, Debug)]
+struct EntryModel {
+    name: String,
+    dtype: Dtype,
+    shape: Vec<u64>,
+    alignment: u32,
+    target: Option<u64>,
+    data: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+enum MetaModel {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    String(String),
+    Bytes(Vec<u8>),
+    U64s(Vec<u64>),
+    Strings(Vec<String>),
+}
+
+fn length_of(dtype: Dtype, shape: &[u64]) -> u64 {
+    let count: u64 = shape.iter().product();
+    match dtype.storage().unwrap() {
+        Storage::Element(size) => count * size,
+        Storage::Block {
+            block_elems,
+            block_bytes,
+        } => count / block_elems * block_bytes,
+        Storage::Bytes => count,
+    }
+}
+
+fn entry_strategy() -> impl Strategy<Value = EntryModel> {
+    let dtypes: Vec<Dtype> = Dtype::ALL
+        .iter()
+        .copied()
+        .filter(|d| *d != Dtype::Container)
+        .collect();
+    (
+        "[a-zA-Z0-9._/é-]{1,12}",
+        proptest::sample::select(dtypes),
+        proptest::collection::vec(0u64..5, 0..=8),
+        0u32..=8,
+        proptest::option::of(0u64..1 << 40),
+        any::<u64>(),
+    )
+        .prop_map(|(name, dtype, mut shape, align_log2, target, seed)| {
+            match dtype.storage().unwrap() {
+                Storage::Block { block_elems, .. } => {
+                    if shape.is_empty() {
+                        shape.push(1);
+                    }
+                    *shape.last_mut().unwrap() *= block_elems;
+                }
+                Storage::Bytes => shape.truncate(1),
+                Storage::Element(_) => {}
+            }
+            if dtype.storage() == Some(Storage::Bytes) && shape.is_empty() {
+                shape.push(3);
+            }
+            let len = length_of(dtype, &shape) as usize;
+            let data = (0..len)
+                .map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8)
+                .collect();
+            EntryModel {
+                name,
+                dtype,
+                shape,
+                alignment: 1 << align_log2,
+                target,
+                data,
+            }
+        })
+}
+
+fn meta_strategy() -> impl Strategy<Value = MetaModel> {
+    prop_oneof![
+        any::<u64>().prop_map(MetaModel::U64),
+        any::<i64>().prop_map(MetaModel::I64),
+        any::<f64>().prop_map(MetaModel::F64),
+        any::<bool>().prop_map(MetaModel::Bool),
+        ".{0,10}".prop_map(MetaModel::String),
+        proptest::collection::vec(any::<u8>(), 0..10).prop_map(MetaModel::Bytes),
+        proptest::collection::vec(any::<u64>(), 0..5).prop_map(MetaModel::U64s),
+        proptest::collection::vec(".{0,4}", 0..5).prop_map(MetaModel::Strings),
+    ]
+}
+
+fn container_strategy() -> impl Strategy<Value = (Vec<EntryModel>, Vec<(String, MetaModel)>)> {
+    (
+        proptest::collection::vec(entry_strategy(), 0..8),
+        proptest::collection::btree_map("[a-z.]{1,8}", meta_strategy(), 0..6),
+    )
+        .prop_map(|(mut entries, meta)| {
+            // Unique names: a random stem plus the position.
+            for (i, e) in entries.iter_mut().enumerate() {
+                e.name = format!("{}#{i}", e.name);
+            }
+            (entries, meta.into_iter().collect())
+        })
+}
+
+fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
+    let mut b = Builder::new();
+    for e in entries {
+        let mut new =
+            NewEntry::new(&e.name, e.dtype, &e.shape, &e.data).with_alignment(e.alignment);
+        if let Some(t) = e.target {
+            new = new.with_target(t);
+        }
+        b.push(new).unwrap();
+    }
+    for (key, value) in meta {
+        let strings: Vec<&str>;
+        let value = match value {
+            MetaModel::U64(v) => Value::U64(*v),
+            MetaModel::I64(v) => Value::I64(*v),
+            MetaModel::F64(v) => Value::F64(*v),
+            MetaModel::Bool(v) => Value::Bool(*v),
+            MetaModel::String(s) => Value::String(s),
+            MetaModel::Bytes(v) => Value::Bytes(v),
+            MetaModel::U64s(v) => Value::U64Array(v),
+            MetaModel::Strings(v) => {
+                strings = v.iter().map(String::as_str).collect();
+                Value::StringArray(&strings)
+            }
+        };
+        b.meta(key, value).unwrap();
+    }
+    b.finish().unwrap()
+}
+
+fn check_matches(c: &Container<'_>, entries: &[EntryModel], meta: &[(String, MetaModel)]) {
+    assert_eq!(c.len(), entries.len());
+    for (e, m) in c.entries().zip(entries) {
+        assert_eq!(e.name(), m.name);
+        assert_eq!(e.dtype(), m.dtype);
+        assert_eq!(e.shape().dims(), m.shape);
+        assert_eq!(e.alignment(), m.alignment);
+        assert_eq!(e.target(), m.target);
+        assert_eq!(e.payload(), m.data);
+        assert_eq!(e.offset() % u64::from(m.alignment), 0);
+        assert_eq!(c.get(&m.name).unwrap().index(), e.index());
+        e.verify().unwrap();
+    }
+    assert_eq!(c.metadata().len(), meta.len());
+    for (key, m) in meta {
+        let got = c.meta(key).unwrap();
+        match (m, got) {
+            (MetaModel::U64(a), MetaValue::U64(b)) => assert_eq!(*a, b),
+            (MetaModel::I64(a), MetaValue::I64(b)) => assert_eq!(*a, b),
+            (MetaModel::F64(a), MetaValue::F64(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+            (MetaModel::Bool(a), MetaValue::Bool(b)) => assert_eq!(*a, b),
+            (MetaModel::String(a), MetaValue::String(b)) => assert_eq!(a, b),
+            (MetaModel::Bytes(a), MetaValue::Bytes(b)) => assert_eq!(a, b),
+            (MetaModel::U64s(a), MetaValue::U64Array(b)) => {
+                assert_eq!(*a, b.iter().map(|v| v.get()).collect::<Vec<_>>())
+            }
+            (MetaModel::Strings(a), MetaValue::StringArray(b)) => {
+                assert_eq!(*a, b.collect::<Vec<_>>())
+            }
+            (m, got) => panic!("{key}: {m:?} came back as {got:?}"),
+        }
+    }
+}
+
+/// Calls every accessor: none may panic, whatever the container.
+fn touch_everything(c: &Container<'_>) {
+    let _ = c.verify();
+    for e in c.entries() {
+        let _ = (
+            e.name(),
+            e.dtype(),
+            e.shape().elements(),
+            e.alignment(),
+            e.target(),
+            e.range(),
+        );
+        let _ = (e.payload().len(), e.checksum(), e.verify());
+        let _ = e.le::<tpack::zerocopy::little_endian::F32>();
+        let _ = e.native::<f32>();
+        if let Some(n) = e.nested() {
+            touch_everything(&n);
+        }
+        assert!(c.get(e.name()).is_some());
+    }
+    for (k, v) in c.metadata() {
+        if let MetaValue::StringArray(items) = v {
+            items.for_each(drop);
+        }
+        assert!(c.meta(k).is_some());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn built_containers_parse_back_to_their_model((entries, meta) in container_strategy()) {
+        let bytes = build(&entries, &meta);
+        let c = Container::parse(&bytes).unwrap();
+        check_matches(&c, &entries, &meta);
+    }
+
+    #[test]
+    fn the_lenient_encoder_and_the_builder_agree((entries, meta) in container_strategy()) {
+        let raw = Raw {
+            entries: entries.iter().map(|e| {
+                let mut r = RawEntry::new(&e.name, e.dtype, &e.shape, e.data.clone()).align(e.alignment);
+                if let Some(t) = e.target { r = r.target(t); }
+                r
+            }).collect(),
+            meta: meta.iter().map(|(k, m)| match m {
+                MetaModel::U64(v) => RawMeta::inline(k, MetaType::U64, *v),
+                MetaModel::I64(v) => RawMeta::inline(k, MetaType::I64, *v as u64),
+                MetaModel::F64(v) => RawMeta::inline(k, MetaType::F64, v.to_bits()),
+                MetaModel::Bool(v) => RawMeta::inline(k, MetaType::Bool, u64::from(*v)),
+                MetaModel::String(s) => RawMeta::pooled(k, MetaType::String, s.as_bytes().to_vec()),
+                MetaModel::Bytes(b) => RawMeta::pooled(k, MetaType::Bytes, b.clone()),
+                MetaModel::U64s(a) => RawMeta::pooled(k, MetaType::U64Array, support::raw::words(a, |v| v)),
+                MetaModel::Strings(a) => {
+                    let items: Vec<&[u8]> = a.iter().map(|s| s.as_bytes()).collect();
+                    RawMeta::pooled(k, MetaType::StringArray, support::raw::string_array(&items))
+                }
+            }).collect(),
+            ..Raw::default()
+        };
+        prop_assert_eq!(raw.encode(), build(&entries, &meta));
+    }
+
+    #[test]
+    fn damage_never_panics(
+        (entries, meta) in container_strategy(),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in proptest::option::of(any::<prop::sample::Index>()),
+    ) {
+        let mut bytes = build(&entries, &meta);
+        for (at, value) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = value;
+        }
+        if let Some(cut) = cut {
+            bytes.truncate(cut.index(bytes.len() + 1));
+        }
+        if let Ok(c) = Container::parse(&bytes) {
+            touch_everything(&c);
+        }
+    }
+
+    #[test]
+    fn bit_flips_in_the_checksummed_region_are_rejected(
+        (entries, meta) in container_strategy(),
+        at in any::<prop::sample::Index>(),
+        bit in 0u8..8,
+    ) {
+        let mut bytes = build(&entries, &meta);
+        let c = Container::parse(&bytes).unwrap();
+        let region = c.header().sections[3].offset.get() + c.header().sections[3].length.get();
+        let i = at.index(region as usize);
+        bytes[i] ^= 1 << bit;
+        prop_assert!(Container::parse(&bytes).and_then(|c| c.verify()).is_err());
+    }
+
+    #[test]
+    fn placement_in_memory_changes_nothing((entries, meta) in container_strategy()) {
+        let bytes = build(&entries, &meta);
+        let reference = support::json::decode(&Container::parse(&bytes).unwrap());
+        let mut buffer = vec![0u8; bytes.len() + 64];
+        for shift in 0..64 {
+            buffer[shift..shift + bytes.len()].copy_from_slice(&bytes);
+            let c = Container::parse(&buffer[shift..shift + bytes.len()]).unwrap();
+            prop_assert_eq!(&support::json::decode(&c), &reference);
+            for e in c.entries() {
+                // Little-endian views work at any address; native views only where aligned.
+                if e.dtype() == Dtype::F32 {
+                    prop_assert!(e.le::<tpack::zerocopy::little_endian::F32>().is_some());
+                    let aligned = e.payload().as_ptr().align_offset(4) == 0;
+                    prop_assert_eq!(e.native::<f32>().is_some(), aligned && cfg!(target_endian = "little"));
+                }
+            }
+        }
+    }
+}

@@ -16,7 +16,11 @@ fn vectors_dir() -> PathBuf {
 }
 
 fn file_of(case: &cases::Case) -> String {
-    let dir = if case.rule.is_some() { "invalid" } else { "valid" };
+    let dir = if case.rule.is_some() {
+        "invalid"
+    } else {
+        "valid"
+    };
     format!("{dir}/{}.tpack", case.name)
 }
 
@@ -31,7 +35,8 @@ fn manifest() -> Value {
         .iter()
         .map(|case| match case.rule {
             None => {
-                let container = validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                let container =
+                    validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
                 json!({"file": file_of(case), "valid": true, "description": case.description,
                        "decoding": decode(&container)})
             }
@@ -61,16 +66,28 @@ fn vectors_match_checked_in_files() {
         if bless {
             fs::write(&path, &case.bytes).unwrap();
         }
-        let on_disk = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run with TPACK_BLESS=1)", path.display()));
-        assert!(on_disk == case.bytes, "{} differs from what the generator builds", path.display());
+        let on_disk = fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with TPACK_BLESS=1)", path.display()));
+        assert!(
+            on_disk == case.bytes,
+            "{} differs from what the generator builds",
+            path.display()
+        );
     }
     let on_disk = fs::read_to_string(dir.join("manifest.json")).unwrap();
-    assert_eq!(on_disk, manifest_text, "manifest.json is stale (run with TPACK_BLESS=1)");
+    assert_eq!(
+        on_disk, manifest_text,
+        "manifest.json is stale (run with TPACK_BLESS=1)"
+    );
     // No stray vector files that the manifest does not list.
     for sub in ["valid", "invalid"] {
         for file in fs::read_dir(dir.join(sub)).unwrap() {
             let path = file.unwrap().path();
-            assert!(expected_files.contains(&path), "{} is not in the manifest", path.display());
+            assert!(
+                expected_files.contains(&path),
+                "{} is not in the manifest",
+                path.display()
+            );
         }
     }
 }
@@ -78,7 +95,8 @@ fn vectors_match_checked_in_files() {
 #[test]
 fn manifest_verdicts_hold_for_the_files_on_disk() {
     let dir = vectors_dir();
-    let manifest: Value = serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     let vectors = manifest["vectors"].as_array().unwrap();
     assert!(vectors.len() > 60);
     for v in vectors {
@@ -88,8 +106,15 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
             let c = result.unwrap_or_else(|e| panic!("{}: {e}", v["file"]));
             assert_eq!(decode(&c), v["decoding"], "{}", v["file"]);
         } else {
-            let err = result.err().unwrap_or_else(|| panic!("{} parsed", v["file"]));
-            assert_eq!(err.rule().id(), v["rule"].as_str().unwrap(), "{}", v["file"]);
+            let err = result
+                .err()
+                .unwrap_or_else(|| panic!("{} parsed", v["file"]));
+            assert_eq!(
+                err.rule().id(),
+                v["rule"].as_str().unwrap(),
+                "{}",
+                v["file"]
+            );
         }
     }
 }
@@ -98,7 +123,10 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
 fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
     let all = cases::all();
     for rule in tpack::Rule::ALL {
-        assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
+        assert!(
+            all.iter().any(|c| c.rule == Some(*rule)),
+            "no vector for {rule}"
+        );
     }
     let all_dtypes = all.iter().find(|c| c.name == "all-dtypes").unwrap();
     let c = Container::parse(&all_dtypes.bytes).unwrap();
@@ -114,11 +142,26 @@ fn example_decoding_matches_the_model() {
     let bytes = cases::base().encode();
     let c = validate(&bytes).unwrap();
     let names: Vec<_> = c.entries().map(|e| e.name()).collect();
-    assert_eq!(names, ["embed.weight", "layers.0.attn.q", "layers.0.ffn.q8", "boot.code", "norm.eps", "empty"]);
+    assert_eq!(
+        names,
+        [
+            "embed.weight",
+            "layers.0.attn.q",
+            "layers.0.ffn.q8",
+            "boot.code",
+            "norm.eps",
+            "empty"
+        ]
+    );
     let w = c.get("embed.weight").unwrap();
     assert_eq!(w.shape().dims(), [4, 8]);
     assert_eq!(w.offset() % 64, 0);
-    let values: Vec<f32> = w.le::<tpack::zerocopy::little_endian::F32>().unwrap().iter().map(|v| v.get()).collect();
+    let values: Vec<f32> = w
+        .le::<tpack::zerocopy::little_endian::F32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.get())
+        .collect();
     assert_eq!(values[..3], [-3.0, -2.5, -2.0]);
     let code = c.get("boot.code").unwrap();
     assert_eq!(code.target(), Some(0x2000_0000));
@@ -130,9 +173,14 @@ fn example_decoding_matches_the_model() {
     assert_eq!(c.meta("bias"), Some(tpack::MetaValue::I64(-3)));
     assert_eq!(c.meta("arch"), Some(tpack::MetaValue::String("toy-mlp")));
     match c.meta("vocab") {
-        Some(tpack::MetaValue::StringArray(items)) => assert_eq!(items.collect::<Vec<_>>(), ["<s>", "hello", "wörld"]),
+        Some(tpack::MetaValue::StringArray(items)) => {
+            assert_eq!(items.collect::<Vec<_>>(), ["<s>", "hello", "wörld"])
+        }
         other => panic!("{other:?}"),
     }
     let keys: Vec<_> = c.metadata().map(|(k, _)| k).collect();
-    assert_eq!(keys, ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]);
+    assert_eq!(
+        keys,
+        ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]
+    );
 }

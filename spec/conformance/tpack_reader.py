@@ -242,7 +242,7 @@ def open_container(buf, depth):
         if e.name_offset != cursor:
             fail("R16", "entry %d name at pool offset %d, expected %d" % (e.index, e.name_offset, cursor))
         cursor += e.name_len
-    if cursor != n_len:
+    if cursor < n_len:   # (cursor > n_len is impossible once R15 holds for every entry)
         fail("R16", "name pool has %d bytes after the last name" % (n_len - cursor))
     for e in entries:
         if e.name_len == 0 or e.name_len > MAX_NAME_LEN:
@@ -339,7 +339,7 @@ def open_container(buf, depth):
             fail("R37", "non-zero padding before entry %d" % i)
         cursor = end
         prev = e
-    if cursor != p_end:
+    if cursor != p_end:   # (cursor > p_end is impossible once R33 holds)
         fail("R36", "payload section ends at %d, last payload ends at %d" % (p_end, cursor))
 
     # ---------------------------------------------------------------- nesting (R38-R39)
@@ -462,7 +462,7 @@ def open_container(buf, depth):
             else:  # bytes, or an unknown type: lowercase hex
                 r.decoded = raw.hex()
         metas.append(r)
-    if cursor != pool_len:
+    if cursor < pool_len:   # (cursor > pool_len is impossible once R40 holds)
         fail("R41", "metadata pool has %d bytes after the last item" % (pool_len - cursor))
     c.metas = metas
     c.buf = buf

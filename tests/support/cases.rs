@@ -19,11 +19,15 @@ pub struct Case {
 }
 
 fn f32s(n: usize) -> Vec<u8> {
-    (0..n).flat_map(|i| (i as f32 * 0.5 - 3.0).to_le_bytes()).collect()
+    (0..n)
+        .flat_map(|i| (i as f32 * 0.5 - 3.0).to_le_bytes())
+        .collect()
 }
 
 fn pattern(n: usize, seed: u8) -> Vec<u8> {
-    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 /// Q8_0 blocks: an f16 scale (1.0 = 0x3C00) then 32 signed bytes.
@@ -43,7 +47,9 @@ pub fn base() -> Raw {
             RawEntry::new("embed.weight", Dtype::F32, &[4, 8], f32s(32)),
             RawEntry::new("layers.0.attn.q", Dtype::F16, &[8, 8], pattern(128, 3)),
             RawEntry::new("layers.0.ffn.q8", Dtype::Q8_0, &[2, 32], q8_0(2)),
-            RawEntry::new("boot.code", Dtype::Raw, &[100], pattern(100, 7)).align(1).target(0x2000_0000),
+            RawEntry::new("boot.code", Dtype::Raw, &[100], pattern(100, 7))
+                .align(1)
+                .target(0x2000_0000),
             RawEntry::new("norm.eps", Dtype::F64, &[], 1e-5f64.to_le_bytes().to_vec()),
             RawEntry::new("empty", Dtype::I32, &[0, 5], Vec::new()),
         ],
@@ -55,7 +61,11 @@ pub fn base() -> Raw {
             RawMeta::inline("trained", MetaType::Bool, 1),
             RawMeta::pooled("blob", MetaType::Bytes, vec![0, 1, 2, 0xff]),
             RawMeta::pooled("ids", MetaType::U64Array, words(&[1u64, 2, 3], |v| v)),
-            RawMeta::pooled("vocab", MetaType::StringArray, string_array(&[b"<s>", b"hello", "wörld".as_bytes()])),
+            RawMeta::pooled(
+                "vocab",
+                MetaType::StringArray,
+                string_array(&[b"<s>", b"hello", "wörld".as_bytes()]),
+            ),
         ],
         ..Raw::default()
     }
@@ -65,11 +75,21 @@ pub fn base() -> Raw {
 const CODE: usize = 3;
 
 fn valid(name: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case { name: name.to_owned(), rule: None, description, bytes }
+    Case {
+        name: name.to_owned(),
+        rule: None,
+        description,
+        bytes,
+    }
 }
 
 fn invalid(rule: Rule, slug: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case { name: format!("{}-{slug}", rule.id()), rule: Some(rule), description, bytes }
+    Case {
+        name: format!("{}-{slug}", rule.id()),
+        rule: Some(rule),
+        description,
+        bytes,
+    }
 }
 
 /// Encodes `base()` after `edit` has changed the model.
@@ -104,7 +124,12 @@ fn nested_chain(levels: usize) -> Vec<u8> {
     for level in (0..levels - 1).rev() {
         let len = inner.len() as u64;
         inner = Raw {
-            entries: vec![RawEntry::new(&format!("level{}", level + 1), Dtype::Container, &[len], inner)],
+            entries: vec![RawEntry::new(
+                &format!("level{}", level + 1),
+                Dtype::Container,
+                &[len],
+                inner,
+            )],
             ..Raw::default()
         }
         .encode();
@@ -119,12 +144,29 @@ pub fn all() -> Vec<Case> {
 }
 
 pub fn valid_cases() -> Vec<Case> {
-    let mut v = vec![valid("example", "a small model: several dtypes, a load address, metadata of every kind", base().encode())];
-    v.push(valid("empty", "no entries and no metadata", Raw::default().encode()));
+    let mut v = vec![valid(
+        "example",
+        "a small model: several dtypes, a load address, metadata of every kind",
+        base().encode(),
+    )];
+    v.push(valid(
+        "empty",
+        "no entries and no metadata",
+        Raw::default().encode(),
+    ));
     v.push(valid(
         "scalar",
         "one rank-0 entry",
-        Raw { entries: vec![RawEntry::new("pi", Dtype::F64, &[], std::f64::consts::PI.to_le_bytes().to_vec())], ..Raw::default() }.encode(),
+        Raw {
+            entries: vec![RawEntry::new(
+                "pi",
+                Dtype::F64,
+                &[],
+                std::f64::consts::PI.to_le_bytes().to_vec(),
+            )],
+            ..Raw::default()
+        }
+        .encode(),
     ));
     v.push(valid(
         "zero-size",
@@ -143,16 +185,33 @@ pub fn valid_cases() -> Vec<Case> {
     v.push(valid(
         "rank8",
         "an entry of the largest rank",
-        Raw { entries: vec![RawEntry::new("t", Dtype::I8, &[1, 2, 1, 2, 1, 2, 1, 2], pattern(16, 1))], ..Raw::default() }.encode(),
+        Raw {
+            entries: vec![RawEntry::new(
+                "t",
+                Dtype::I8,
+                &[1, 2, 1, 2, 1, 2, 1, 2],
+                pattern(16, 1),
+            )],
+            ..Raw::default()
+        }
+        .encode(),
     ));
     let mut all_dtypes = Vec::new();
     for dtype in Dtype::ALL {
         let name = format!("dtype.{}", dtype.name().unwrap());
         let entry = match dtype.storage().unwrap() {
-            tpack::format::Storage::Element(size) => RawEntry::new(&name, *dtype, &[2, 3], pattern(6 * size as usize, size as u8)),
-            tpack::format::Storage::Block { block_bytes, .. } => {
-                RawEntry::new(&name, *dtype, &[2, 32], pattern(2 * block_bytes as usize, 5))
-            }
+            tpack::format::Storage::Element(size) => RawEntry::new(
+                &name,
+                *dtype,
+                &[2, 3],
+                pattern(6 * size as usize, size as u8),
+            ),
+            tpack::format::Storage::Block { block_bytes, .. } => RawEntry::new(
+                &name,
+                *dtype,
+                &[2, 32],
+                pattern(2 * block_bytes as usize, 5),
+            ),
             tpack::format::Storage::Bytes if *dtype == Dtype::Container => {
                 let nested = Raw::default().encode();
                 RawEntry::new(&name, *dtype, &[nested.len() as u64], nested)
@@ -161,7 +220,15 @@ pub fn valid_cases() -> Vec<Case> {
         };
         all_dtypes.push(entry);
     }
-    v.push(valid("all-dtypes", "one entry of every dtype of format 1.0", Raw { entries: all_dtypes, ..Raw::default() }.encode()));
+    v.push(valid(
+        "all-dtypes",
+        "one entry of every dtype of format 1.0",
+        Raw {
+            entries: all_dtypes,
+            ..Raw::default()
+        }
+        .encode(),
+    ));
     let nested = base().encode();
     v.push(valid(
         "nested",
@@ -171,20 +238,34 @@ pub fn valid_cases() -> Vec<Case> {
                 RawEntry::new("head", Dtype::F32, &[3], f32s(3)),
                 RawEntry::new("submodel", Dtype::Container, &[nested.len() as u64], nested),
             ],
-            meta: vec![RawMeta::pooled("kind", MetaType::String, b"ensemble".to_vec())],
+            meta: vec![RawMeta::pooled(
+                "kind",
+                MetaType::String,
+                b"ensemble".to_vec(),
+            )],
             ..Raw::default()
         }
         .encode(),
     ));
-    v.push(valid("nested-max-depth", "containers nested to depth 8, the deepest allowed", nested_chain(9)));
+    v.push(valid(
+        "nested-max-depth",
+        "containers nested to depth 8, the deepest allowed",
+        nested_chain(9),
+    ));
     v.push(valid(
         "targets",
         "load addresses, including a segment that ends exactly at 2^64",
         Raw {
             entries: vec![
-                RawEntry::new("flash.seg", Dtype::Raw, &[16], pattern(16, 2)).align(4).target(0x0800_0000),
-                RawEntry::new("ram.seg", Dtype::U32, &[4], pattern(16, 4)).align(4).target(0x2000_0000),
-                RawEntry::new("top", Dtype::Raw, &[8], pattern(8, 6)).align(8).target(u64::MAX - 7),
+                RawEntry::new("flash.seg", Dtype::Raw, &[16], pattern(16, 2))
+                    .align(4)
+                    .target(0x0800_0000),
+                RawEntry::new("ram.seg", Dtype::U32, &[4], pattern(16, 4))
+                    .align(4)
+                    .target(0x2000_0000),
+                RawEntry::new("top", Dtype::Raw, &[8], pattern(8, 6))
+                    .align(8)
+                    .target(u64::MAX - 7),
                 RawEntry::new("zero", Dtype::U8, &[2], vec![0, 1]).target(0),
             ],
             ..Raw::default()
@@ -255,185 +336,551 @@ pub fn invalid_cases() -> Vec<Case> {
     use Rule::*;
     let n = base().entries.len();
     vec![
-        invalid(TooShort, "100-bytes", "the first 100 bytes of a container", base().encode()[..100].to_vec()),
+        invalid(
+            TooShort,
+            "100-bytes",
+            "the first 100 bytes of a container",
+            base().encode()[..100].to_vec(),
+        ),
         invalid(TooShort, "empty-input", "zero bytes", Vec::new()),
-        invalid(BadMagic, "high-bit-stripped", "the magic's first byte lost its high bit (a 7-bit transfer)", patched(|b| b[0] = 0x09)),
-        invalid(BadMagic, "crlf-to-lf", "the magic's CR LF became LF (text-mode conversion)", {
-            let mut b = base().encode();
-            b.remove(4);
-            b
-        }),
-        invalid(UnsupportedVersion, "major-2", "a newer major version", patched(|b| header_mut(b).version_major = U16::new(2))),
-        invalid(HeaderLength, "not-160-in-minor-0", "header_len 224 in a minor-0 file, everything else consistent", model(|r| r.header_len = 224)),
-        invalid(HeaderLength, "not-multiple-of-8", "header_len 164", model(|r| {
-            r.minor = 1;
-            r.header_len = 164
-        })),
-        invalid(UnknownIncompatFlags, "bit0", "an incompatible flag no 1.0 reader implements", patched(|b| header_mut(b).incompat_flags = U64::new(1))),
-        invalid(DescriptorLength, "112", "descriptor_len 112", patched(|b| header_mut(b).descriptor_len = U32::new(112))),
-        invalid(ReservedNonZero, "header", "a reserved header byte set", patched(|b| header_mut(b).reserved[3] = 1)),
-        invalid(Truncated, "last-byte", "the container minus its last byte", {
-            let mut b = base().encode();
-            b.pop();
-            b
-        }),
-        invalid(TrailingBytes, "one-byte", "one byte after the declared end (a polyglot trailer)", {
-            let mut b = base().encode();
-            b.push(0);
-            b
-        }),
-        invalid(SectionBounds, "names-wraps-u64", "the name pool's offset + length wraps u64", patched(|b| header_mut(b).sections[2].length = U64::new(u64::MAX - 100))),
-        invalid(SectionBounds, "table-beyond-file", "the table's length runs past the end", patched(|b| header_mut(b).sections[0].length = U64::new(1 << 40))),
-        invalid(SectionLayout, "index-gap", "the index does not start where the table ends", patched(|b| {
-            let s = &mut header_mut(b).sections[1];
-            s.offset = U64::new(s.offset.get() + 4);
-            s.length = U64::new(s.length.get() - 4);
-        })),
-        invalid(SectionLength, "entry-count", "entry_count is one more than the table holds", patched(|b| {
-            let h = header_mut(b);
-            h.entry_count = U32::new(h.entry_count.get() + 1)
-        })),
-        invalid(SectionLength, "count-times-size-wraps-u32", "entry_count 0xFFFFFFFF: count × 104 wraps a u32 to a small number", patched(|b| header_mut(b).entry_count = U32::new(u32::MAX))),
-        invalid(HeaderChecksum, "name-bit-flip", "one bit of a name flipped after the checksum was computed", damaged(|b| {
-            let (names, _) = section(b, 2);
-            b[names] ^= 0x20;
-        })),
-        invalid(TrailerChecksum, "last-value", "the trailer's own checksum altered", damaged(|b| {
-            let at = b.len() - 1;
-            b[at] ^= 1;
-        })),
-        invalid(NameBounds, "last-name-past-pool", "the last name runs one byte past the pool", patched(move |b| {
-            let d = descriptor_mut(b, n - 1);
-            d.name_len = U32::new(d.name_len.get() + 1);
-        })),
-        invalid(NamePoolLayout, "names-swapped", "the first two names are stored in swapped order", patched(|b| {
-            let (names, _) = section(b, 2);
-            let (d0, d1) = (descriptor(b, 0), descriptor(b, 1));
-            let (l0, l1) = (d0.name_len.get() as usize, d1.name_len.get() as usize);
-            let first: Vec<u8> = b[names..names + l0].to_vec();
-            let second: Vec<u8> = b[names + l0..names + l0 + l1].to_vec();
-            b[names..names + l1].copy_from_slice(&second);
-            b[names + l1..names + l0 + l1].copy_from_slice(&first);
-            descriptor_mut(b, 0).name_offset = U32::new(l1 as u32);
-            descriptor_mut(b, 1).name_offset = U32::new(0);
-        })),
-        invalid(NameLength, "empty", "an empty name", model(|r| r.entries[5].name.clear())),
-        invalid(NameLength, "1025-bytes", "a name of 1025 bytes", model(|r| r.entries[5].name = vec![b'x'; 1025])),
-        invalid(NameUtf8, "ff-byte", "a name with a 0xFF byte", model(|r| r.entries[5].name = b"bad\xffname".to_vec())),
-        invalid(IndexRange, "value-n", "an index value equal to the entry count", patched(move |b| {
-            let (index, _) = section(b, 1);
-            b[index..index + 4].copy_from_slice(&(n as u32).to_le_bytes());
-        })),
-        invalid(IndexRange, "repeated", "an index listing one entry twice", patched(|b| {
-            let (index, _) = section(b, 1);
-            let first: [u8; 4] = b[index..index + 4].try_into().unwrap();
-            b[index + 4..index + 8].copy_from_slice(&first);
-        })),
-        invalid(IndexOrder, "swapped", "the first two index slots swapped", patched(|b| {
-            let (index, _) = section(b, 1);
-            let first: [u8; 4] = b[index..index + 4].try_into().unwrap();
-            b.copy_within(index + 4..index + 8, index);
-            b[index + 4..index + 8].copy_from_slice(&first);
-        })),
-        invalid(DuplicateName, "two-entries", "two entries named embed.weight", model(|r| r.entries[5].name = b"embed.weight".to_vec())),
-        invalid(UnknownDtype, "code-99", "dtype code 99 in a minor-0 file", model(|r| r.entries[5].dtype = 99)),
-        invalid(UnknownDtype, "code-0", "dtype code 0", model(|r| r.entries[5].dtype = 0)),
-        invalid(RankTooLarge, "rank-9", "rank 9", model(|r| r.entries[0].rank = 9)),
-        invalid(UnusedDimNonZero, "dim5", "dims[5] set on a rank-2 entry", model(|r| r.entries[0].dims[5] = 1)),
-        invalid(ShapeOverflow, "dims-2p63-by-2", "shape [2^63, 2]: the element count wraps u64", model(|r| r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 2]))),
-        invalid(ShapeOverflow, "bytes-wrap", "shape [2^62 + 1] of F32: the byte length wraps u64", model(|r| {
-            r.entries[0].rank = 1;
-            r.entries[0].dims = [(1 << 62) + 1, 0, 0, 0, 0, 0, 0, 0];
-        })),
-        invalid(BlockShape, "q8-inner-31", "a Q8_0 entry whose innermost dimension is 31", model(|r| r.entries[2].dims[1] = 31)),
-        invalid(BlockShape, "q8-scalar", "a rank-0 Q8_0 entry", model(|r| {
-            r.entries[2].rank = 0;
-            r.entries[2].dims = [0; 8];
-        })),
-        invalid(ByteShape, "raw-rank-2", "a RAW entry of rank 2", model(|r| {
-            r.entries[CODE].rank = 2;
-            r.entries[CODE].dims[..2].copy_from_slice(&[10, 10]);
-        })),
-        invalid(LengthMismatch, "short-payload", "an F32 [4, 8] entry with 124 bytes", model(|r| r.entries[0].data.truncate(124))),
-        invalid(LengthMismatch, "zero-dim-nonzero-length", "a zero-size shape with a 4-byte payload", model(|r| r.entries[5].data = vec![0; 4])),
-        invalid(BadAlignment, "zero", "alignment 0", model(|r| r.entries[CODE].alignment = 0)),
-        invalid(BadAlignment, "three", "alignment 3", model(|r| r.entries[CODE].alignment = 3)),
-        invalid(BadAlignment, "2p31", "alignment 2^31", model(|r| r.entries[CODE].alignment = 1 << 31)),
-        invalid(Misaligned, "offset-plus-1", "an offset one past a 64-byte boundary", patched(|b| {
-            let d = descriptor_mut(b, 0);
-            d.offset = U64::new(d.offset.get() + 1);
-        })),
-        invalid(EntryFlags, "unknown-bit", "entry flag bit 1 set", model(|r| r.entries[0].flags = 2)),
-        invalid(EntryFlags, "target-without-flag", "a target address without HAS_TARGET", model(|r| r.entries[0].target = 0x1000)),
-        invalid(TargetOverflow, "past-2p64", "target + length exceeds 2^64", model(|r| r.entries[CODE].target = u64::MAX - 50)),
-        invalid(PayloadBounds, "offset-wraps", "offset + length wraps u64", patched(|b| descriptor_mut(b, CODE).offset = U64::new(u64::MAX - 40))),
-        invalid(PayloadBounds, "into-trailer", "a payload that runs into the trailer", patched(|b| {
-            let (trailer, _) = section(b, 5);
-            descriptor_mut(b, CODE).offset = U64::new(trailer as u64 - 50);
-        })),
-        invalid(PayloadBounds, "over-table", "a payload placed on top of the table", patched(|b| {
-            let (table, _) = section(b, 0);
-            descriptor_mut(b, CODE).offset = U64::new(table as u64);
-        })),
-        invalid(PayloadOrder, "before-previous", "a payload that starts before the previous one", patched(|b| {
-            let previous = descriptor(b, CODE - 1).offset.get();
-            descriptor_mut(b, CODE).offset = U64::new(previous - 1);
-        })),
-        invalid(PayloadOverlap, "inside-previous", "a payload that starts inside the previous one", patched(|b| {
-            let previous = descriptor(b, CODE - 1).offset.get();
-            descriptor_mut(b, CODE).offset = U64::new(previous + 1);
-        })),
-        invalid(PaddingNotMinimal, "one-byte-gap", "a payload one byte later than the smallest aligned offset", patched(|b| {
-            let d = descriptor_mut(b, CODE);
-            d.offset = U64::new(d.offset.get() + 1);
-        })),
-        invalid(PaddingNonZero, "between-payloads", "a non-zero padding byte", patched(|b| {
-            let d = descriptor(b, CODE);
-            let end = (d.offset.get() + d.length.get()) as usize;
-            assert!(descriptor(b, CODE + 1).offset.get() as usize > end);
-            b[end] = 0x55;
-        })),
-        invalid(NestingTooDeep, "depth-9", "containers nested 9 deep", nested_chain(10)),
-        invalid(NestedInvalid, "bad-magic", "a CONTAINER entry whose payload is not a container", model(|r| {
-            let junk = pattern(200, 1);
-            r.entries.push(RawEntry::new("sub", Dtype::Container, &[200], junk));
-        })),
-        invalid(NestedInvalid, "inner-rule", "a nested container with a duplicate name", model(|r| {
-            let mut inner = base();
-            inner.entries[5].name = b"embed.weight".to_vec();
-            let inner = inner.encode();
-            r.entries.push(RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner));
-        })),
-        invalid(MetaBounds, "records-past-section", "meta_count far larger than the section holds", patched(|b| header_mut(b).meta_count = U32::new(1000))),
-        invalid(MetaBounds, "value-past-pool", "the last value runs one byte past the pool", model(|r| {
-            let last = r.meta.iter_mut().max_by(|a, b| a.key.cmp(&b.key)).unwrap();
-            last.value_len = Some(last.bytes.len() as u32 + 1);
-        })),
-        invalid(MetaPoolLayout, "trailing-byte", "a pool byte after the last value", model(|r| r.extra_pool = vec![0])),
-        invalid(MetaKeyLength, "empty", "an empty key", model(|r| r.meta[1].key.clear())),
-        invalid(MetaKeyUtf8, "ff-byte", "a key with a 0xFF byte", model(|r| r.meta[1].key = b"lay\xffers".to_vec())),
-        invalid(MetaKeyOrder, "reversed", "records in descending key order", model(|r| {
-            r.meta.sort_by(|a, b| b.key.cmp(&a.key));
-            r.sort_meta = false;
-        })),
-        invalid(MetaDuplicateKey, "two-records", "two records with key 'layers'", model(|r| r.meta[2].key = b"layers".to_vec())),
-        invalid(MetaUnknownType, "code-99", "value type 99 in a minor-0 file", model(|r| r.meta[1].value_type = 99)),
-        invalid(MetaValueShape, "reserved", "a record's reserved byte set", model(|r| r.meta[1].reserved = 1)),
-        invalid(MetaValueShape, "scalar-with-len", "a u64 record with value_len 8", model(|r| r.meta[1].value_len = Some(8))),
-        invalid(MetaValueShape, "array-len-7", "a u64[] value of 7 bytes", model(|r| r.meta[6].bytes.truncate(7))),
-        invalid(MetaValueShape, "string-array-framing", "a string[] item whose length runs past the value", model(|r| {
-            r.meta[7].bytes = string_array(&[b"ab"]);
-            r.meta[7].bytes[0] = 9;
-        })),
-        invalid(MetaValueShape, "inline-on-variable", "a string record with a non-zero inline value", model(|r| r.meta[0].value = 1)),
-        invalid(MetaBool, "two", "a bool of value 2", model(|r| r.meta[4].value = 2)),
-        invalid(MetaUtf8, "string", "a string value with a 0xFF byte", model(|r| r.meta[0].bytes = b"to\xffy".to_vec())),
-        invalid(MetaUtf8, "string-array-item", "a string[] item with a lone continuation byte", model(|r| {
-            r.meta[7].bytes = string_array(&[b"ok", b"\x80"]);
-        })),
-        invalid(EntryChecksum, "payload-bit-flip", "one payload bit flipped after the checksums were computed", damaged(|b| {
-            let d = descriptor(b, 0);
-            b[d.offset.get() as usize + 5] ^= 0x01;
-        })),
+        invalid(
+            BadMagic,
+            "high-bit-stripped",
+            "the magic's first byte lost its high bit (a 7-bit transfer)",
+            patched(|b| b[0] = 0x09),
+        ),
+        invalid(
+            BadMagic,
+            "crlf-to-lf",
+            "the magic's CR LF became LF (text-mode conversion)",
+            {
+                let mut b = base().encode();
+                b.remove(4);
+                b
+            },
+        ),
+        invalid(
+            UnsupportedVersion,
+            "major-2",
+            "a newer major version",
+            patched(|b| header_mut(b).version_major = U16::new(2)),
+        ),
+        invalid(
+            HeaderLength,
+            "not-160-in-minor-0",
+            "header_len 224 in a minor-0 file, everything else consistent",
+            model(|r| r.header_len = 224),
+        ),
+        invalid(
+            HeaderLength,
+            "not-multiple-of-8",
+            "header_len 164",
+            model(|r| {
+                r.minor = 1;
+                r.header_len = 164
+            }),
+        ),
+        invalid(
+            UnknownIncompatFlags,
+            "bit0",
+            "an incompatible flag no 1.0 reader implements",
+            patched(|b| header_mut(b).incompat_flags = U64::new(1)),
+        ),
+        invalid(
+            DescriptorLength,
+            "112",
+            "descriptor_len 112",
+            patched(|b| header_mut(b).descriptor_len = U32::new(112)),
+        ),
+        invalid(
+            ReservedNonZero,
+            "header",
+            "a reserved header byte set",
+            patched(|b| header_mut(b).reserved[3] = 1),
+        ),
+        invalid(
+            Truncated,
+            "last-byte",
+            "the container minus its last byte",
+            {
+                let mut b = base().encode();
+                b.pop();
+                b
+            },
+        ),
+        invalid(
+            TrailingBytes,
+            "one-byte",
+            "one byte after the declared end (a polyglot trailer)",
+            {
+                let mut b = base().encode();
+                b.push(0);
+                b
+            },
+        ),
+        invalid(
+            SectionBounds,
+            "names-wraps-u64",
+            "the name pool's offset + length wraps u64",
+            patched(|b| header_mut(b).sections[2].length = U64::new(u64::MAX - 100)),
+        ),
+        invalid(
+            SectionBounds,
+            "table-beyond-file",
+            "the table's length runs past the end",
+            patched(|b| header_mut(b).sections[0].length = U64::new(1 << 40)),
+        ),
+        invalid(
+            SectionLayout,
+            "index-gap",
+            "the index does not start where the table ends",
+            patched(|b| {
+                let s = &mut header_mut(b).sections[1];
+                s.offset = U64::new(s.offset.get() + 4);
+                s.length = U64::new(s.length.get() - 4);
+            }),
+        ),
+        invalid(
+            SectionLength,
+            "entry-count",
+            "entry_count is one more than the table holds",
+            patched(|b| {
+                let h = header_mut(b);
+                h.entry_count = U32::new(h.entry_count.get() + 1)
+            }),
+        ),
+        invalid(
+            SectionLength,
+            "count-times-size-wraps-u32",
+            "entry_count 0xFFFFFFFF: count × 104 wraps a u32 to a small number",
+            patched(|b| header_mut(b).entry_count = U32::new(u32::MAX)),
+        ),
+        invalid(
+            HeaderChecksum,
+            "name-bit-flip",
+            "one bit of a name flipped after the checksum was computed",
+            damaged(|b| {
+                let (names, _) = section(b, 2);
+                b[names] ^= 0x20;
+            }),
+        ),
+        invalid(
+            TrailerChecksum,
+            "last-value",
+            "the trailer's own checksum altered",
+            damaged(|b| {
+                let at = b.len() - 1;
+                b[at] ^= 1;
+            }),
+        ),
+        invalid(
+            NameBounds,
+            "last-name-past-pool",
+            "the last name runs one byte past the pool",
+            patched(move |b| {
+                let d = descriptor_mut(b, n - 1);
+                d.name_len = U32::new(d.name_len.get() + 1);
+            }),
+        ),
+        invalid(
+            NamePoolLayout,
+            "names-swapped",
+            "the first two names are stored in swapped order",
+            patched(|b| {
+                let (names, _) = section(b, 2);
+                let (d0, d1) = (descriptor(b, 0), descriptor(b, 1));
+                let (l0, l1) = (d0.name_len.get() as usize, d1.name_len.get() as usize);
+                let first: Vec<u8> = b[names..names + l0].to_vec();
+                let second: Vec<u8> = b[names + l0..names + l0 + l1].to_vec();
+                b[names..names + l1].copy_from_slice(&second);
+                b[names + l1..names + l0 + l1].copy_from_slice(&first);
+                descriptor_mut(b, 0).name_offset = U32::new(l1 as u32);
+                descriptor_mut(b, 1).name_offset = U32::new(0);
+            }),
+        ),
+        invalid(
+            NameLength,
+            "empty",
+            "an empty name",
+            model(|r| r.entries[5].name.clear()),
+        ),
+        invalid(
+            NameLength,
+            "1025-bytes",
+            "a name of 1025 bytes",
+            model(|r| r.entries[5].name = vec![b'x'; 1025]),
+        ),
+        invalid(
+            NameUtf8,
+            "ff-byte",
+            "a name with a 0xFF byte",
+            model(|r| r.entries[5].name = b"bad\xffname".to_vec()),
+        ),
+        invalid(
+            IndexRange,
+            "value-n",
+            "an index value equal to the entry count",
+            patched(move |b| {
+                let (index, _) = section(b, 1);
+                b[index..index + 4].copy_from_slice(&(n as u32).to_le_bytes());
+            }),
+        ),
+        invalid(
+            IndexRange,
+            "repeated",
+            "an index listing one entry twice",
+            patched(|b| {
+                let (index, _) = section(b, 1);
+                let first: [u8; 4] = b[index..index + 4].try_into().unwrap();
+                b[index + 4..index + 8].copy_from_slice(&first);
+            }),
+        ),
+        invalid(
+            IndexOrder,
+            "swapped",
+            "the first two index slots swapped",
+            patched(|b| {
+                let (index, _) = section(b, 1);
+                let first: [u8; 4] = b[index..index + 4].try_into().unwrap();
+                b.copy_within(index + 4..index + 8, index);
+                b[index + 4..index + 8].copy_from_slice(&first);
+            }),
+        ),
+        invalid(
+            DuplicateName,
+            "two-entries",
+            "two entries named embed.weight",
+            model(|r| r.entries[5].name = b"embed.weight".to_vec()),
+        ),
+        invalid(
+            UnknownDtype,
+            "code-99",
+            "dtype code 99 in a minor-0 file",
+            model(|r| r.entries[5].dtype = 99),
+        ),
+        invalid(
+            UnknownDtype,
+            "code-0",
+            "dtype code 0",
+            model(|r| r.entries[5].dtype = 0),
+        ),
+        invalid(
+            RankTooLarge,
+            "rank-9",
+            "rank 9",
+            model(|r| r.entries[0].rank = 9),
+        ),
+        invalid(
+            UnusedDimNonZero,
+            "dim5",
+            "dims[5] set on a rank-2 entry",
+            model(|r| r.entries[0].dims[5] = 1),
+        ),
+        invalid(
+            ShapeOverflow,
+            "dims-2p63-by-2",
+            "shape [2^63, 2]: the element count wraps u64",
+            model(|r| r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 2])),
+        ),
+        invalid(
+            ShapeOverflow,
+            "bytes-wrap",
+            "shape [2^62 + 1] of F32: the byte length wraps u64",
+            model(|r| {
+                r.entries[0].rank = 1;
+                r.entries[0].dims = [(1 << 62) + 1, 0, 0, 0, 0, 0, 0, 0];
+            }),
+        ),
+        invalid(
+            BlockShape,
+            "q8-inner-31",
+            "a Q8_0 entry whose innermost dimension is 31",
+            model(|r| r.entries[2].dims[1] = 31),
+        ),
+        invalid(
+            BlockShape,
+            "q8-scalar",
+            "a rank-0 Q8_0 entry",
+            model(|r| {
+                r.entries[2].rank = 0;
+                r.entries[2].dims = [0; 8];
+            }),
+        ),
+        invalid(
+            ByteShape,
+            "raw-rank-2",
+            "a RAW entry of rank 2",
+            model(|r| {
+                r.entries[CODE].rank = 2;
+                r.entries[CODE].dims[..2].copy_from_slice(&[10, 10]);
+            }),
+        ),
+        invalid(
+            LengthMismatch,
+            "short-payload",
+            "an F32 [4, 8] entry with 124 bytes",
+            model(|r| r.entries[0].data.truncate(124)),
+        ),
+        invalid(
+            LengthMismatch,
+            "zero-dim-nonzero-length",
+            "a zero-size shape with a 4-byte payload",
+            model(|r| r.entries[5].data = vec![0; 4]),
+        ),
+        invalid(
+            BadAlignment,
+            "zero",
+            "alignment 0",
+            model(|r| r.entries[CODE].alignment = 0),
+        ),
+        invalid(
+            BadAlignment,
+            "three",
+            "alignment 3",
+            model(|r| r.entries[CODE].alignment = 3),
+        ),
+        invalid(
+            BadAlignment,
+            "2p31",
+            "alignment 2^31",
+            model(|r| r.entries[CODE].alignment = 1 << 31),
+        ),
+        invalid(
+            Misaligned,
+            "offset-plus-1",
+            "an offset one past a 64-byte boundary",
+            patched(|b| {
+                let d = descriptor_mut(b, 0);
+                d.offset = U64::new(d.offset.get() + 1);
+            }),
+        ),
+        invalid(
+            EntryFlags,
+            "unknown-bit",
+            "entry flag bit 1 set",
+            model(|r| r.entries[0].flags = 2),
+        ),
+        invalid(
+            EntryFlags,
+            "target-without-flag",
+            "a target address without HAS_TARGET",
+            model(|r| r.entries[0].target = 0x1000),
+        ),
+        invalid(
+            TargetOverflow,
+            "past-2p64",
+            "target + length exceeds 2^64",
+            model(|r| r.entries[CODE].target = u64::MAX - 50),
+        ),
+        invalid(
+            PayloadBounds,
+            "offset-wraps",
+            "offset + length wraps u64",
+            patched(|b| descriptor_mut(b, CODE).offset = U64::new(u64::MAX - 40)),
+        ),
+        invalid(
+            PayloadBounds,
+            "into-trailer",
+            "a payload that runs into the trailer",
+            patched(|b| {
+                let (trailer, _) = section(b, 5);
+                descriptor_mut(b, CODE).offset = U64::new(trailer as u64 - 50);
+            }),
+        ),
+        invalid(
+            PayloadBounds,
+            "over-table",
+            "a payload placed on top of the table",
+            patched(|b| {
+                let (table, _) = section(b, 0);
+                descriptor_mut(b, CODE).offset = U64::new(table as u64);
+            }),
+        ),
+        invalid(
+            PayloadOrder,
+            "before-previous",
+            "a payload that starts before the previous one",
+            patched(|b| {
+                let previous = descriptor(b, CODE - 1).offset.get();
+                descriptor_mut(b, CODE).offset = U64::new(previous - 1);
+            }),
+        ),
+        invalid(
+            PayloadOverlap,
+            "inside-previous",
+            "a payload that starts inside the previous one",
+            patched(|b| {
+                let previous = descriptor(b, CODE - 1).offset.get();
+                descriptor_mut(b, CODE).offset = U64::new(previous + 1);
+            }),
+        ),
+        invalid(
+            PaddingNotMinimal,
+            "one-byte-gap",
+            "a payload one byte later than the smallest aligned offset",
+            patched(|b| {
+                let d = descriptor_mut(b, CODE);
+                d.offset = U64::new(d.offset.get() + 1);
+            }),
+        ),
+        invalid(
+            PaddingNonZero,
+            "between-payloads",
+            "a non-zero padding byte",
+            patched(|b| {
+                let d = descriptor(b, CODE);
+                let end = (d.offset.get() + d.length.get()) as usize;
+                assert!(descriptor(b, CODE + 1).offset.get() as usize > end);
+                b[end] = 0x55;
+            }),
+        ),
+        invalid(
+            NestingTooDeep,
+            "depth-9",
+            "containers nested 9 deep",
+            nested_chain(10),
+        ),
+        invalid(
+            NestedInvalid,
+            "bad-magic",
+            "a CONTAINER entry whose payload is not a container",
+            model(|r| {
+                let junk = pattern(200, 1);
+                r.entries
+                    .push(RawEntry::new("sub", Dtype::Container, &[200], junk));
+            }),
+        ),
+        invalid(
+            NestedInvalid,
+            "inner-rule",
+            "a nested container with a duplicate name",
+            model(|r| {
+                let mut inner = base();
+                inner.entries[5].name = b"embed.weight".to_vec();
+                let inner = inner.encode();
+                r.entries.push(RawEntry::new(
+                    "sub",
+                    Dtype::Container,
+                    &[inner.len() as u64],
+                    inner,
+                ));
+            }),
+        ),
+        invalid(
+            MetaBounds,
+            "records-past-section",
+            "meta_count far larger than the section holds",
+            patched(|b| header_mut(b).meta_count = U32::new(1000)),
+        ),
+        invalid(
+            MetaBounds,
+            "value-past-pool",
+            "the last value runs one byte past the pool",
+            model(|r| {
+                let last = r.meta.iter_mut().max_by(|a, b| a.key.cmp(&b.key)).unwrap();
+                last.value_len = Some(last.bytes.len() as u32 + 1);
+            }),
+        ),
+        invalid(
+            MetaPoolLayout,
+            "trailing-byte",
+            "a pool byte after the last value",
+            model(|r| r.extra_pool = vec![0]),
+        ),
+        invalid(
+            MetaKeyLength,
+            "empty",
+            "an empty key",
+            model(|r| r.meta[1].key.clear()),
+        ),
+        invalid(
+            MetaKeyUtf8,
+            "ff-byte",
+            "a key with a 0xFF byte",
+            model(|r| r.meta[1].key = b"lay\xffers".to_vec()),
+        ),
+        invalid(
+            MetaKeyOrder,
+            "reversed",
+            "records in descending key order",
+            model(|r| {
+                r.meta.sort_by(|a, b| b.key.cmp(&a.key));
+                r.sort_meta = false;
+            }),
+        ),
+        invalid(
+            MetaDuplicateKey,
+            "two-records",
+            "two records with key 'layers'",
+            model(|r| r.meta[2].key = b"layers".to_vec()),
+        ),
+        invalid(
+            MetaUnknownType,
+            "code-99",
+            "value type 99 in a minor-0 file",
+            model(|r| r.meta[1].value_type = 99),
+        ),
+        invalid(
+            MetaValueShape,
+            "reserved",
+            "a record's reserved byte set",
+            model(|r| r.meta[1].reserved = 1),
+        ),
+        invalid(
+            MetaValueShape,
+            "scalar-with-len",
+            "a u64 record with value_len 8",
+            model(|r| r.meta[1].value_len = Some(8)),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-len-7",
+            "a u64[] value of 7 bytes",
+            model(|r| r.meta[6].bytes.truncate(7)),
+        ),
+        invalid(
+            MetaValueShape,
+            "string-array-framing",
+            "a string[] item whose length runs past the value",
+            model(|r| {
+                r.meta[7].bytes = string_array(&[b"ab"]);
+                r.meta[7].bytes[0] = 9;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "inline-on-variable",
+            "a string record with a non-zero inline value",
+            model(|r| r.meta[0].value = 1),
+        ),
+        invalid(
+            MetaBool,
+            "two",
+            "a bool of value 2",
+            model(|r| r.meta[4].value = 2),
+        ),
+        invalid(
+            MetaUtf8,
+            "string",
+            "a string value with a 0xFF byte",
+            model(|r| r.meta[0].bytes = b"to\xffy".to_vec()),
+        ),
+        invalid(
+            MetaUtf8,
+            "string-array-item",
+            "a string[] item with a lone continuation byte",
+            model(|r| {
+                r.meta[7].bytes = string_array(&[b"ok", b"\x80"]);
+            }),
+        ),
+        invalid(
+            EntryChecksum,
+            "payload-bit-flip",
+            "one payload bit flipped after the checksums were computed",
+            damaged(|b| {
+                let d = descriptor(b, 0);
+                b[d.offset.get() as usize + 5] ^= 0x01;
+            }),
+        ),
     ]
 }

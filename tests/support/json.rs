@@ -20,7 +20,9 @@ pub fn decode(container: &Container<'_>) -> Value {
             m.insert("name".into(), json!(e.name()));
             m.insert(
                 "dtype".into(),
-                e.dtype().name().map_or_else(|| json!(e.dtype().code()), |n| json!(n)),
+                e.dtype()
+                    .name()
+                    .map_or_else(|| json!(e.dtype().code()), |n| json!(n)),
             );
             m.insert("shape".into(), json!(e.shape().dims()));
             m.insert("offset".into(), json!(e.offset()));
@@ -50,7 +52,9 @@ pub fn decode(container: &Container<'_>) -> Value {
                 MetaValue::Bytes(b) => json!(hex(b)),
                 MetaValue::U64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
                 MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
-                MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_hex(v.get())).collect()),
+                MetaValue::F64Array(a) => {
+                    Value::Array(a.iter().map(|v| f64_hex(v.get())).collect())
+                }
                 MetaValue::StringArray(items) => json!(items.collect::<Vec<_>>()),
                 MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
                 other => panic!("metadata value {other:?} has no JSON form yet"),
