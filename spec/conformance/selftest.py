@@ -428,6 +428,12 @@ def cases():
     yield "R40-before-R47-reserved", patch(write([], [("a", "string", "x")]), [(("m", 0), "value_len", 9),
                                                                               (("m", 0), "reserved", 1)]), "R40"
     yield "R47-before-R40", patch(write([], [("a", "u64[]", [1])]), [(("m", 0), "value_len", 12)]), "R40"
+    # points of SPEC_NOTES.md not pinned by the golden vectors
+    yield "E4-empty-value-offset-0", patch(write([], [("k", "string", "")]), [(("m", 0), "value_offset", 0)]), "R41"
+    yield "B6-newer-nested-in-minor-0", write([E("n", "CONTAINER", (len(newer),), newer)]), "valid"
+    yield "D1-trailing-empty-entry", write([E("a"), E("z", "U8", (0,), b"")]), "valid"
+    yield "C8-bool-payload-7", write([E("b", "BOOL", (1,), b"\x07")]), "valid"
+    yield "A8-depth8-garbage-container", nest(8, leaf=write([E("c", "CONTAINER", (4,), b"junk")])), "R38"
     # payload integrity
     yield "R50", poke(base, p0, b"\xee"), "R50"
     yield "R50-nested-outer", poke(nested, payload_offset(nested, 1) + payload_offset(inner, 0), b"\xee"), "R50"

@@ -6,6 +6,7 @@ Usage: python3 tpack_reader.py FILE
   valid container   -> canonical JSON decoding (spec section 13) on stdout, exit 0
   invalid container -> "Rnn explanation" on stdout (rule id first), exit 1
   usage / I/O error -> message on stderr, exit 2
+  internal error    -> traceback on stderr, exit 3 (a bug: no input should get there)
 
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
@@ -534,6 +535,10 @@ def main(argv):
     except Invalid as exc:
         sys.stdout.write("%s %s\n" % (exc.rule, exc.message))
         return 1
+    except Exception:  # a bug in this reader: never let it pass for exit 1 ("invalid")
+        import traceback
+        traceback.print_exc()
+        return 3
     sys.stdout.write(json.dumps(result, sort_keys=True) + "\n")
     return 0
 
