@@ -587,12 +587,17 @@ impl<'a> Container<'a> {
         meta::lookup(self.meta_records, self.meta_pool, key.as_bytes())
     }
 
-    /// Checks every entry's payload against its checksum (R50), in table order.
+    /// Checks every entry's payload against its checksum (R50), in table order, and the payloads of nested
+    /// containers against theirs (spec §9), each right after the entry that holds it.
     ///
     /// # Errors
-    /// [`Error::EntryChecksum`] for the first entry whose payload does not match.
+    /// [`Error::EntryChecksum`] for the first entry whose payload does not match; for a nested container,
+    /// `entry` is the index within that nested container.
     pub fn verify(&self) -> Result<(), Error> {
-        self.entries().try_for_each(|e| e.verify())
+        self.entries().try_for_each(|e| {
+            e.verify()?;
+            e.nested().map_or(Ok(()), |nested| nested.verify())
+        })
     }
 
     pub(crate) fn stored_checksum(&self, entry: u32) -> u32 {

@@ -94,6 +94,9 @@ fn vectors_match_checked_in_files() {
 
 #[test]
 fn manifest_verdicts_hold_for_the_files_on_disk() {
+    if std::env::var_os("TPACK_BLESS").is_some() {
+        return; // The files are being rewritten concurrently; the next plain run checks them.
+    }
     let dir = vectors_dir();
     let manifest: Value =
         serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();

@@ -329,6 +329,91 @@ pub fn valid_cases() -> Vec<Case> {
         }
         .encode(),
     ));
+    v.push(valid(
+        "unknown-code-0-newer-minor",
+        "a minor-1 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
+        Raw {
+            minor: 1,
+            entries: vec![RawEntry {
+                dtype: 0,
+                ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2])
+            }],
+            meta: vec![RawMeta {
+                value_type: 0,
+                ..RawMeta::pooled("zero.type", MetaType::Bytes, vec![7])
+            }],
+            ..Raw::default()
+        }
+        .encode(),
+    ));
+    v.push(valid(
+        "header-extension",
+        "a minor-1 file whose 8 header bytes past 160 are not zero: checksummed, otherwise ignored",
+        {
+            let mut b = Raw {
+                minor: 1,
+                header_len: 168,
+                entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])],
+                ..Raw::default()
+            }
+            .encode();
+            b[160..168].copy_from_slice(b"future!\x01");
+            fix(&mut b);
+            b
+        },
+    ));
+    v.push(valid(
+        "compat-flags-minor-0",
+        "a minor-0 file with compatible-feature flags set: ignored, and decoded",
+        Raw {
+            compat: 0x5,
+            entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])],
+            ..Raw::default()
+        }
+        .encode(),
+    ));
+    let newer = Raw {
+        minor: 1,
+        entries: vec![RawEntry {
+            dtype: 300,
+            ..RawEntry::new("future", Dtype::U8, &[4], vec![1, 2, 3])
+        }],
+        ..Raw::default()
+    }
+    .encode();
+    v.push(valid(
+        "nested-newer-minor",
+        "a minor-0 container nesting a minor-1 container with an unknown dtype: each header governs its own container",
+        Raw { entries: vec![RawEntry::new("inner", Dtype::Container, &[newer.len() as u64], newer)], ..Raw::default() }.encode(),
+    ));
+    v.push(valid(
+        "trailing-empty",
+        "the last entry is empty, so the payload section ends with its padding",
+        Raw {
+            entries: vec![
+                RawEntry::new("a", Dtype::U8, &[3], vec![1, 2, 3]),
+                RawEntry::new("b", Dtype::F32, &[0], Vec::new()),
+            ],
+            ..Raw::default()
+        }
+        .encode(),
+    ));
+    v.push(valid(
+        "payload-not-interpreted",
+        "a BOOL byte of 7 and a NaN scale: payload bytes are never validated, only checksummed",
+        Raw {
+            entries: vec![
+                RawEntry::new("flags", Dtype::Bool, &[3], vec![0, 1, 7]),
+                RawEntry::new("q", Dtype::Q8_0, &[32], {
+                    let mut q = vec![0xff, 0x7f];
+                    q.extend([1u8; 32]);
+                    q
+                }),
+            ],
+            ..Raw::default()
+        }
+        .encode(),
+    ));
     v
 }
 
@@ -882,5 +967,56 @@ pub fn invalid_cases() -> Vec<Case> {
                 b[d.offset.get() as usize + 5] ^= 0x01;
             }),
         ),
+        invalid(ShapeOverflow, "partial-product", "shape [2^40, 2^40, 0]: a partial product overflows although the count is 0", model(|r| {
+            r.entries[5].dtype = Dtype::U8.code();
+            r.entries[5].rank = 3;
+            r.entries[5].dims[..3].copy_from_slice(&[1 << 40, 1 << 40, 0]);
+        })),
+        invalid(ShapeOverflow, "q8-blocks-times-bytes", "Q8_0 shape [2^64 - 32]: (count / 32) x 34 overflows", model(|r| {
+            r.entries[2].rank = 1;
+            r.entries[2].dims = [u64::MAX - 31, 0, 0, 0, 0, 0, 0, 0];
+        })),
+        invalid(MetaValueShape, "unknown-type-reserved", "a minor-1 record of unknown type with its reserved byte set", model(|r| {
+            r.minor = 1;
+            r.meta[5].value_type = 77;
+            r.meta[5].reserved = 1;
+        })),
+        invalid(MetaValueShape, "unknown-type-inline-value", "a minor-1 record of unknown type with a non-zero inline value", model(|r| {
+            r.minor = 1;
+            r.meta[5].value_type = 77;
+            r.meta[5].value = 9;
+        })),
+        invalid(MetaPoolLayout, "empty-value-at-0", "an empty string value whose value_offset is 0 instead of the running position", model(|r| {
+            r.meta[0].bytes.clear();
+            r.meta[0].value_offset = Some(0);
+        })),
+        invalid(IndexOrder, "not-a-permutation", "index [0, 1, 0] over names a, b, c", {
+            let mut b = Raw {
+                entries: ["a", "b", "c"].iter().map(|n| RawEntry::new(n, Dtype::U8, &[1], vec![1])).collect(),
+                ..Raw::default()
+            }
+            .encode();
+            let (index, _) = section(&b, 1);
+            b[index + 8..index + 12].copy_from_slice(&0u32.to_le_bytes());
+            fix(&mut b);
+            b
+        }),
+        invalid(NameUtf8, "surrogate", "a name holding an encoded surrogate, ED A0 80", model(|r| r.entries[5].name = b"s\xed\xa0\x80".to_vec())),
+        invalid(NameUtf8, "overlong", "a name holding an overlong encoding of '/', C0 AF", model(|r| r.entries[5].name = b"o\xc0\xaf".to_vec())),
+        invalid(NestingTooDeep, "garbage-at-depth-9", "a depth-8 container whose CONTAINER payload is not even a container", {
+            let junk = pattern(64, 3);
+            let mut inner = Raw { entries: vec![RawEntry::new("deeper", Dtype::Container, &[64], junk)], ..Raw::default() }.encode();
+            for level in (0..8).rev() {
+                let len = inner.len() as u64;
+                inner = Raw { entries: vec![RawEntry::new(&format!("level{}", level + 1), Dtype::Container, &[len], inner)], ..Raw::default() }.encode();
+            }
+            inner
+        }),
+        invalid(EntryChecksum, "nested-payload", "a nested container's payload does not match the nested trailer, though the outer checksum does", {
+            let mut inner = base().encode();
+            let d = descriptor(&inner, 0);
+            inner[d.offset.get() as usize] ^= 0x10;
+            Raw { entries: vec![RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner)], ..Raw::default() }.encode()
+        }),
     ]
 }

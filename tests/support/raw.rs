@@ -62,6 +62,8 @@ pub struct RawMeta {
     pub bytes: Vec<u8>,
     /// Overrides the stored `value_len` (the pool still receives `bytes`).
     pub value_len: Option<u32>,
+    /// Overrides the stored `value_offset`.
+    pub value_offset: Option<u32>,
 }
 
 impl RawMeta {
@@ -73,6 +75,7 @@ impl RawMeta {
             value,
             bytes: Vec::new(),
             value_len: None,
+            value_offset: None,
         }
     }
 
@@ -84,6 +87,7 @@ impl RawMeta {
             value: 0,
             bytes,
             value_len: None,
+            value_offset: None,
         }
     }
 
@@ -181,7 +185,7 @@ impl Raw {
                 value_type: m.value_type,
                 reserved: m.reserved,
                 value_len: U32::new(m.value_len.unwrap_or(m.bytes.len() as u32)),
-                value_offset: U32::new(value_offset),
+                value_offset: U32::new(m.value_offset.unwrap_or(value_offset)),
                 value: U64::new(m.value),
             });
         }
