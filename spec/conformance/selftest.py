@@ -341,12 +341,20 @@ def cases():
     yield "R16-tail", grow_section(base, 2, b"x"), "R16"
     r16 = patch(write([E("ab"), E("cd")]), [(("d", 1), "name_offset", 1), (("d", 1), "name_len", 3)])
     yield "R16", r16, "R16"
+    yield "R16-n0-names", grow_section(write(), 2, b"x"), "R16"
     yield "R17-empty", write([E(""), E("a")]), "R17"
     yield "R17-long", write([E("x" * 1025)]), "R17"
     yield "R17-1024", write([E("x" * 1024)]), "valid"
     yield "R18", write([E(b"a\xff")]), "R18"
     yield "R18-surrogate", write([E(b"\xed\xa0\x80")]), "R18"
     yield "R18-overlong", write([E(b"\xc0\xaf")]), "R18"
+    yield "R18-above-10ffff", write([E(b"\xf4\x90\x80\x80")]), "R18"
+    yield "R18-5-byte-form", write([E(b"\xf8\x88\x80\x80\x80")]), "R18"
+    # section 5: U+0000, noncharacters, a BOM and U+10FFFF are valid
+    yield "UTF8-valid-edges", write([E(b"\x00"), E(b"\xef\xbf\xbe"), E(b"\xef\xbb\xbfbom"),
+                                     E(b"\xf4\x8f\xbf\xbf")],
+                                    [(b"\x00", "string", b"\xef\xbf\xbf"),
+                                     (b"\xef\xbb\xbf", "string[]", [b"\xf4\x8f\xbf\xbf", b"\x00"])]), "valid"
     yield "R19-range", write([E("a"), E("b")], index=[0, 2]), "R19"
     yield "R19-repeat", write([E("a"), E("b")], index=[1, 1]), "R19"
     yield "R20", write([E("a"), E("b")], index=[1, 0]), "R20"
@@ -356,6 +364,14 @@ def cases():
     # entries
     yield "R22", write([E("a", 20, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
+    # section 10: an unknown dtype of a newer minor still gets R23, R24, R29-R32 and R33-R37
+    yield "R23-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=1),
+                                           [(("d", 0), "rank", 9)]), "R23"
+    yield "R24-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=1),
+                                           [(("d", 0), "dim3", 1)]), "R24"
+    yield "R32-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", target=2 ** 64 - 2)], minor=1), "R32"
+    yield "R36-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", extra_pad=1)], minor=1), "R36"
+    yield "R27-not-for-unknown-dtype", write([E("a", 42, (), b"xyz")], minor=1), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
@@ -421,14 +437,34 @@ def cases():
     yield "R49", write([], [("a", "string", b"\xc3")]), "R49"
     yield "R49-arr", write([], [("a", "string[]", [b"ok", b"\xff"])]), "R49"
     yield "R46-newer-ok", write([], [("a", 11, b"zz")], minor=1), "valid"
-    yield "R46-newer-reserved", patch(write([], [("a", 11, b"zz")], minor=1), [(("m", 0), "reserved", 9),
-                                                                              (("m", 0), "value", 5)]), "valid"
+    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=1), {
+        "version": [1, 1], "compat_flags": 0, "entries": [],
+        "metadata": [{"key": "a", "type": 0, "value": "7a7a"}, {"key": "b", "type": 0, "value": ""}]}
+    # sections 10, 12 (R47): an unknown type of a newer minor still needs a zero reserved
+    # byte and a zero inline value, and its value at the running pool position
+    yield "R47-newer-unknown-reserved", patch(write([], [("a", 11, b"zz")], minor=1),
+                                              [(("m", 0), "reserved", 9)]), "R47"
+    yield "R47-newer-unknown-value", patch(write([], [("a", 11, b"zz")], minor=1),
+                                           [(("m", 0), "value", 5)]), "R47"
+    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 11, b"")], minor=1),
+                                                 [(("m", 0), "value", 1)]), "R47"
+    yield "R41-newer-unknown-at-0", patch(write([], [("a", 11, b"")], minor=1),
+                                          [(("m", 0), "value_offset", 0)]), "R41"
+    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 11, b"zz")], minor=1),
+                                               [(("m", 0), "value_len", 3)]), "R40"
+    yield "R46-before-R47-reserved", patch(write([], [("a", 11, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
     yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=1),
                                             [(("m", 0), "reserved", 9)]), "R47"
-    yield "R40-before-R47-reserved", patch(write([], [("a", "string", "x")]), [(("m", 0), "value_len", 9),
-                                                                              (("m", 0), "reserved", 1)]), "R40"
+    # order inside the metadata group is the reader's choice (note A3): this reader checks the
+    # type-independent reserved byte before the value's R40; the type-specific R47 parts after R40
+    yield "choice-R47-reserved-before-R40", patch(write([], [("a", "string", "x")]),
+                                                  [(("m", 0), "value_len", 9), (("m", 0), "reserved", 1)]), "R47"
+    yield "R40-before-R47-inline-value", patch(write([], [("a", "string", "x")]),
+                                               [(("m", 0), "value_len", 9), (("m", 0), "value", 1)]), "R40"
     yield "R47-before-R40", patch(write([], [("a", "u64[]", [1])]), [(("m", 0), "value_len", 12)]), "R40"
-    # points of SPEC_NOTES.md not pinned by the golden vectors
+    yield "R43-surrogate-key", write([], [(b"\xed\xb0\x80", "u64", 1)]), "R43"
+    yield "R49-overlong-item", write([], [("a", "string[]", [b"ok", b"\xe0\x80\xaf"])]), "R49"
+    # points of SPEC_NOTES.md settled by the revised spec (most also pinned by a golden vector)
     yield "E4-empty-value-offset-0", patch(write([], [("k", "string", "")]), [(("m", 0), "value_offset", 0)]), "R41"
     yield "B6-newer-nested-in-minor-0", write([E("n", "CONTAINER", (len(newer),), newer)]), "valid"
     yield "D1-trailing-empty-entry", write([E("a"), E("z", "U8", (0,), b"")]), "valid"
@@ -439,6 +475,8 @@ def cases():
     yield "R50-nested-outer", poke(nested, payload_offset(nested, 1) + payload_offset(inner, 0), b"\xee"), "R50"
     inner_bad = poke(inner, payload_offset(inner, 0), b"\xee")
     yield "R50-nested-inner", write([E("c", "CONTAINER", (len(inner_bad),), inner_bad)]), "R50"
+    # section 9: full validation verifies nested payloads at any depth (here depth 3)
+    yield "R50-nested-depth-3", nest(2, leaf=write([E("c", "CONTAINER", (len(inner_bad),), inner_bad)])), "R50"
 
 
 def run_reader(data):

@@ -10,8 +10,9 @@ Usage: python3 tpack_reader.py FILE
 
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
-bytes actually present.  Decisions on points where the spec is silent or
-ambiguous are listed in SPEC_NOTES.md (referenced below as "NOTE n").
+bytes actually present.  Follows the revised spec (commit 9f04cc3); points
+where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
+by note id, e.g. "note A3").
 """
 
 import json
@@ -102,7 +103,10 @@ def fail(rule, message):
 
 
 def utf8(raw):
-    """Strict UTF-8 (RFC 3629: no overlongs, no surrogates, <= U+10FFFF)."""
+    """Well-formed UTF-8 as in section 5 (RFC 3629 section 3 / Unicode Table 3-7):
+    overlongs, encoded surrogates and code points above U+10FFFF are invalid;
+    U+0000, noncharacters and a BOM are valid.  Python's strict codec is exactly
+    this.  Returns the text, or None."""
     try:
         return bytes(raw).decode("utf-8", "strict")
     except UnicodeDecodeError:
@@ -114,8 +118,8 @@ def align_up(x, a):
 
 
 def checked_product(factors):
-    """Left-to-right product with u64 overflow detection (NOTE 9).
-    Returns None when any partial product exceeds u64."""
+    """Left-to-right product with u64 overflow detection (section 4.1): None when
+    any partial product exceeds 2^64 - 1, even if a later factor is 0 (R25)."""
     acc = 1
     for f in factors:
         acc *= f
@@ -263,7 +267,8 @@ def open_container(buf, depth):
         if k > 0 and index[k] == index[k - 1]:
             fail("R19", "index[%d] and index[%d] are both %d" % (k - 1, k, index[k]))
     # Each comparison touches two names; bytes comparison stops at the first
-    # difference, so the total work is bounded by the name bytes read (NOTE 12).
+    # difference, so the total work is bounded by the name bytes read (note A6).
+    # No separate permutation check (section 5): R19 + R20 + R21 imply it.
     for k in range(1, n):
         if raw_names[index[k - 1]] > raw_names[index[k]]:
             fail("R20", "names at index positions %d and %d are not ascending" % (k - 1, k))
@@ -290,7 +295,7 @@ def open_container(buf, depth):
             if block is None:
                 nbytes = count * elem_bytes
             else:
-                nbytes = count // block[0] * block[1]
+                nbytes = (count // block[0]) * block[1]   # divide first (section 4.1)
             if nbytes > U64_MAX:
                 fail("R25", "entry %d byte length overflows u64" % i)
             if block is not None:
@@ -396,12 +401,13 @@ def open_container(buf, depth):
         r.value_offset = value_offset
         r.value = value
         r.raw = None
-        # R47 (reserved byte included) needs a known type (R46) and, for a variable
-        # value, a value inside the pool (R40): for an unknown type of a newer minor,
-        # R47-R49 do not apply (section 10), so its reserved byte is not checked.
+        # R47, type-independent part: the reserved byte is zero whatever the type,
+        # unknown types of a newer minor included (sections 10, 12).  It reads no
+        # field another rule validates, so it is checked right after R46 (the
+        # order inside the metadata group is the reader's choice: note A3).
+        if reserved != 0:
+            fail("R47", "record %d reserved byte is %d" % (j, reserved))
         if vtype in META_SCALAR:
-            if reserved != 0:
-                fail("R47", "record %d reserved byte is %d" % (j, reserved))
             if value_len != 0 or value_offset != 0:
                 fail("R47", "record %d scalar with value_len %d value_offset %d" % (j, value_len, value_offset))
             if vtype == MT_BOOL and value not in (0, 1):
@@ -415,18 +421,19 @@ def open_container(buf, depth):
             else:
                 r.decoded = value == 1
         else:
-            # known variable type, or unknown type of a newer minor (validated as a
-            # variable-length value: pool layout only)
+            # known variable type, or unknown type of a newer minor (section 10: always
+            # a pool value; validated as a variable-length value: R40, R41 and the
+            # zero inline `value` of R47; the type-specific parts of R47, and R48-R49,
+            # do not apply to it)
             if value_offset + value_len > pool_len:
                 fail("R40", "record %d value [%d,+%d) beyond pool of %d bytes"
                      % (j, value_offset, value_len, pool_len))
             if value_offset != cursor:
                 fail("R41", "record %d value at pool offset %d, expected %d" % (j, value_offset, cursor))
             cursor = value_offset + value_len
-            if known and reserved != 0:
-                fail("R47", "record %d reserved byte is %d" % (j, reserved))
-            if known and value != 0:
-                fail("R47", "record %d variable value with non-zero inline value" % j)
+            if value != 0:
+                fail("R47", "record %d %s value with non-zero inline value %d"
+                     % (j, "variable" if known else "unknown-type (pool)", value))
             if vtype in META_NUMERIC_ARRAY and value_len % 8 != 0:
                 fail("R47", "record %d numeric array value_len %d not a multiple of 8" % (j, value_len))
             raw = bytes(pool[value_offset:value_offset + value_len])
