@@ -28,6 +28,14 @@ pub struct Crc32 {
     digest: crc::Digest<'static, u32, Table>,
 }
 
+impl core::fmt::Debug for Crc32 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Crc32")
+            .field(&self.clone().finish())
+            .finish()
+    }
+}
+
 impl Default for Crc32 {
     fn default() -> Self {
         Self::new()

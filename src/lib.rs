@@ -6,7 +6,7 @@
 //! alignment — without allocating and without `unsafe`; afterwards every accessor is infallible.
 //!
 //! ```
-//! # fn main() -> Result<(), tpack::Error> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let bytes = { let mut b = tpack::Builder::new();
 //! #   b.push(tpack::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?; b.finish()? };
 //! let container = tpack::Container::parse(&bytes)?;
@@ -42,7 +42,6 @@ mod error;
 pub mod format;
 mod meta;
 mod read;
-#[cfg(feature = "alloc")]
 mod write;
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
@@ -50,8 +49,11 @@ pub use error::{Error, Rule};
 pub use format::{Dtype, MetaType};
 pub use meta::{MetaIter, MetaValue, StringArray};
 pub use read::{declared_len, Container};
+pub use write::{
+    Buf, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Table, Tables, Value, WriteError,
+};
 #[cfg(feature = "alloc")]
-pub use write::{Builder, NewEntry, Value};
+pub use write::{Builder, NewEntry, VecTables};
 pub use zerocopy;
 
 /// The README's code must compile and run.
