@@ -4,3 +4,4 @@
 pub mod cases;
 pub mod json;
 pub mod raw;
+pub mod sinks;

@@ -1,0 +1,383 @@
+//! The streaming writers: both produce the builder's bytes whatever the chunking, refuse misuse with a precise
+//! error, and never leave a file that parses as valid after an error.
+
+mod support;
+
+use proptest::prelude::*;
+use support::sinks::{MemSink, PipeSink};
+use tpack::{
+    Builder, Container, Dtype, EntryDecl, HeaplessTables, NewEntry, SeekWriter, StreamWriter, Table, Value,
+    VecTables, WriteError,
+};
+
+#[derive(Clone, Debug)]
+struct Item {
+    name: String,
+    dtype: Dtype,
+    shape: Vec<u64>,
+    alignment: u32,
+    target: Option<u64>,
+    data: Vec<u8>,
+    /// Declare without a shape (RAW only, seekable writer only).
+    open_ended: bool,
+}
+
+fn sample() -> Vec<Item> {
+    vec![
+        Item {
+            name: "w".into(),
+            dtype: Dtype::F32,
+            shape: vec![2, 3],
+            alignment: 64,
+            target: None,
+            data: (0..24).collect(),
+            open_ended: false,
+        },
+        Item {
+            name: "code".into(),
+            dtype: Dtype::Raw,
+            shape: vec![10],
+            alignment: 4,
+            target: Some(0x2000_0000),
+            data: (100..110).collect(),
+            open_ended: true,
+        },
+        Item {
+            name: "empty".into(),
+            dtype: Dtype::I16,
+            shape: vec![0],
+            alignment: 64,
+            target: None,
+            data: vec![],
+            open_ended: false,
+        },
+    ]
+}
+
+fn decl(item: &Item, open_ended: bool) -> EntryDecl<'_> {
+    let mut d = if open_ended {
+        EntryDecl::open_ended(&item.name, item.dtype)
+    } else {
+        EntryDecl::new(&item.name, item.dtype, &item.shape)
+    };
+    d = d.with_alignment(item.alignment);
+    d.target = item.target;
+    d
+}
+
+const META: &[(&str, Value<'static>)] = &[("layers", Value::U64(2)), ("arch", Value::String("toy"))];
+
+fn builder_bytes(items: &[Item]) -> Vec<u8> {
+    let mut b = Builder::new();
+    for i in items {
+        let mut e = NewEntry::new(&i.name, i.dtype, &i.shape, &i.data).with_alignment(i.alignment);
+        e.target = i.target;
+        b.push(e).unwrap();
+    }
+    for (k, v) in META {
+        b.meta(k, *v).unwrap();
+    }
+    b.finish().unwrap()
+}
+
+/// Writes `items` with the seekable writer, payloads cut into `chunk`-byte pieces.
+fn seek_write(items: &[Item], sink: &mut MemSink, chunk: usize) -> Result<(), WriteError<embedded_io::ErrorKind>> {
+    let mut w = SeekWriter::new(sink, VecTables::new());
+    for i in items {
+        w.declare(decl(i, i.open_ended))?;
+    }
+    for (k, v) in META {
+        w.meta(k, *v)?;
+    }
+    for i in items {
+        for piece in i.data.chunks(chunk.max(1)) {
+            w.write(piece)?;
+        }
+        w.end_entry()?;
+    }
+    w.finish().map(drop)
+}
+
+fn stream_write(items: &[Item], sink: &mut PipeSink, chunk: usize) -> Result<(), WriteError<embedded_io::ErrorKind>> {
+    let mut w = StreamWriter::new(sink, VecTables::new());
+    for i in items {
+        w.declare(decl(i, false))?;
+    }
+    for (k, v) in META {
+        w.meta(k, *v)?;
+    }
+    for i in items {
+        for piece in i.data.chunks(chunk.max(1)) {
+            w.write(piece)?;
+        }
+        w.end_entry()?;
+    }
+    w.finish().map(drop)
+}
+
+fn valid(bytes: &[u8]) -> bool {
+    Container::parse(bytes).and_then(|c| c.verify()).is_ok()
+}
+
+#[test]
+fn both_writers_produce_the_builders_bytes() {
+    let items = sample();
+    let expected = builder_bytes(&items);
+    for chunk in [1, 3, 7, 64, 4096] {
+        let mut sink = MemSink::default();
+        seek_write(&items, &mut sink, chunk).unwrap();
+        assert_eq!(sink.bytes, expected, "seekable, chunk {chunk}");
+        assert_eq!(sink.seeks, 1, "one seek back to patch the prefix");
+        let mut pipe = PipeSink::default();
+        stream_write(&items, &mut pipe, chunk).unwrap();
+        assert_eq!(pipe.0.bytes, expected, "one-pass, chunk {chunk}");
+    }
+    assert!(valid(&expected));
+}
+
+#[test]
+fn an_io_failure_at_any_byte_is_an_error_and_leaves_no_valid_file() {
+    let items = sample();
+    let mut full = MemSink::default();
+    seek_write(&items, &mut full, 5).unwrap();
+    let total_seek = full.written;
+    let mut pipe = PipeSink::default();
+    stream_write(&items, &mut pipe, 5).unwrap();
+    let total_stream = pipe.0.written;
+    for k in 0..total_seek {
+        let mut sink = MemSink::failing_at(k);
+        let err = seek_write(&items, &mut sink, 5).expect_err("the sink failed");
+        assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
+        assert!(!valid(&sink.bytes), "seekable writer left a valid file after failing at byte {k}");
+    }
+    for k in 0..total_stream {
+        let mut sink = PipeSink(MemSink::failing_at(k));
+        let err = stream_write(&items, &mut sink, 5).expect_err("the sink failed");
+        assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
+        assert!(!valid(&sink.0.bytes), "one-pass writer left a valid file after failing at byte {k}");
+    }
+}
+
+#[test]
+fn after_an_error_the_writer_refuses_further_use() {
+    let mut sink = MemSink::failing_at(10);
+    let mut w = SeekWriter::new(&mut sink, VecTables::new());
+    w.declare(EntryDecl::new("a", Dtype::U8, &[4])).unwrap();
+    assert!(matches!(w.write(&[1, 2, 3, 4]), Err(WriteError::Io(_))));
+    assert_eq!(w.write(&[1]), Err(WriteError::Poisoned));
+    assert_eq!(w.end_entry(), Err(WriteError::Poisoned));
+    assert_eq!(w.declare(EntryDecl::new("b", Dtype::U8, &[1])), Err(WriteError::Poisoned));
+    assert!(matches!(w.finish(), Err(WriteError::Poisoned)));
+}
+
+fn seek_writer() -> SeekWriter<MemSink, Vec<tpack::format::Descriptor>, Vec<u8>, Vec<u32>> {
+    SeekWriter::new(MemSink::default(), VecTables::new())
+}
+
+#[test]
+fn a_payload_longer_than_its_shape_is_refused() {
+    let mut w = seek_writer();
+    w.declare(EntryDecl::new("a", Dtype::U16, &[2])).unwrap();
+    w.write(&[1, 2, 3]).unwrap();
+    assert_eq!(w.write(&[4, 5]), Err(WriteError::PayloadTooLong { entry: 0, expected: 4 }));
+    assert_eq!(w.write(&[4]), Err(WriteError::Poisoned));
+}
+
+#[test]
+fn a_payload_shorter_than_its_shape_is_refused() {
+    let mut w = seek_writer();
+    w.declare(EntryDecl::new("a", Dtype::U16, &[2])).unwrap();
+    w.write(&[1, 2, 3]).unwrap();
+    assert_eq!(w.end_entry(), Err(WriteError::PayloadTooShort { entry: 0, expected: 4, written: 3 }));
+}
+
+#[test]
+fn duplicate_names_are_refused_before_any_payload_byte() {
+    let mut pipe = PipeSink::default();
+    let mut w = StreamWriter::new(&mut pipe, VecTables::new());
+    w.declare(EntryDecl::new("same", Dtype::U8, &[1])).unwrap();
+    w.declare(EntryDecl::new("other", Dtype::U8, &[1])).unwrap();
+    w.declare(EntryDecl::new("same", Dtype::U8, &[1])).unwrap();
+    let err = w.write(&[1]).unwrap_err();
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::DuplicateName), "{err:?}");
+    drop(w);
+    assert!(pipe.0.bytes.is_empty());
+}
+
+#[test]
+fn duplicate_metadata_keys_are_refused() {
+    let mut w = seek_writer();
+    w.meta("k", Value::U64(1)).unwrap();
+    w.meta("k", Value::U64(2)).unwrap();
+    let err = w.finish().unwrap_err();
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::MetaDuplicateKey), "{err:?}");
+}
+
+#[test]
+fn bad_declarations_name_their_rule() {
+    use tpack::Rule::*;
+    let cases: Vec<(EntryDecl<'static>, tpack::Rule)> = vec![
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(3), BadAlignment),
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(0), BadAlignment),
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(1 << 17), BadAlignment),
+        (EntryDecl::new("", Dtype::U8, &[1]), NameLength),
+        (EntryDecl::new("a", Dtype::U8, &[1; 9]), RankTooLarge),
+        (EntryDecl::new("a", Dtype::F32, &[1 << 63, 2]), ShapeOverflow),
+        (EntryDecl::new("a", Dtype::Q4_0, &[31]), BlockShape),
+        (EntryDecl::new("a", Dtype::Raw, &[2, 2]), ByteShape),
+        (EntryDecl::new("a", Dtype::Unknown(99), &[1]), UnknownDtype),
+        (EntryDecl::new("a", Dtype::U8, &[16]).with_target(u64::MAX - 4), TargetOverflow),
+    ];
+    for (d, rule) in cases {
+        let mut w = seek_writer();
+        let err = w.declare(d).unwrap_err();
+        assert!(matches!(err, WriteError::Format(e) if e.rule() == rule), "{d:?}: {err:?}");
+    }
+    let mut w = seek_writer();
+    assert_eq!(w.declare(EntryDecl::open_ended("a", Dtype::F32)), Err(WriteError::UnsizedNotBytes { entry: 0 }));
+}
+
+#[test]
+fn an_open_ended_target_that_overflows_is_refused_at_its_end() {
+    let mut w = seek_writer();
+    w.declare(EntryDecl::open_ended("seg", Dtype::Raw).with_target(u64::MAX - 2)).unwrap();
+    w.write(&[0; 8]).unwrap();
+    let err = w.end_entry().unwrap_err();
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::TargetOverflow), "{err:?}");
+}
+
+#[test]
+fn writing_past_the_last_entry_is_refused() {
+    let mut w = seek_writer();
+    w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
+    w.write_entry(&[1]).unwrap();
+    assert_eq!(w.write(&[2]), Err(WriteError::TooManyEntries));
+}
+
+#[test]
+fn declaring_after_payloads_began_is_refused() {
+    let mut w = seek_writer();
+    w.declare(EntryDecl::new("a", Dtype::U8, &[2])).unwrap();
+    w.write(&[1]).unwrap();
+    assert_eq!(w.declare(EntryDecl::new("b", Dtype::U8, &[1])), Err(WriteError::AlreadyStarted));
+}
+
+#[test]
+fn finishing_early_is_refused_and_leaves_no_valid_file() {
+    let mut sink = MemSink::default();
+    let mut w = SeekWriter::new(&mut sink, VecTables::new());
+    w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
+    w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
+    w.write_entry(&[1]).unwrap();
+    assert!(matches!(w.finish(), Err(WriteError::EntriesMissing { written: 1, declared: 2 })));
+    assert!(!valid(&sink.bytes));
+}
+
+#[test]
+fn the_one_pass_writer_needs_every_length() {
+    let mut pipe = PipeSink::default();
+    let mut w = StreamWriter::new(&mut pipe, VecTables::new());
+    w.declare(EntryDecl::open_ended("code", Dtype::Raw)).unwrap();
+    assert_eq!(w.write(&[1]), Err(WriteError::UnknownLength { entry: 0 }));
+}
+
+#[test]
+fn fixed_capacity_storage_reports_when_full() {
+    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<2, 16>::new());
+    w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
+    w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
+    assert_eq!(w.declare(EntryDecl::new("c", Dtype::U8, &[1])), Err(WriteError::Capacity(Table::Entries)));
+
+    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 8>::new());
+    assert_eq!(w.declare(EntryDecl::new("a-long-name", Dtype::U8, &[1])), Err(WriteError::Capacity(Table::Names)));
+
+    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 24>::new());
+    assert_eq!(w.meta("key", Value::String("a value too long")), Err(WriteError::Capacity(Table::MetaBytes)));
+}
+
+#[test]
+fn fixed_capacity_storage_writes_the_same_bytes() {
+    let items = sample();
+    let expected = builder_bytes(&items);
+    let mut sink = MemSink::default();
+    let mut w = SeekWriter::new(&mut sink, HeaplessTables::<4, 64>::new());
+    for i in &items {
+        w.declare(decl(i, i.open_ended)).unwrap();
+    }
+    for (k, v) in META {
+        w.meta(k, *v).unwrap();
+    }
+    for i in &items {
+        w.write_entry(&i.data).unwrap();
+    }
+    w.finish().unwrap();
+    assert_eq!(sink.bytes, expected);
+}
+
+fn item_strategy() -> impl Strategy<Value = Item> {
+    let dtypes = vec![Dtype::U8, Dtype::F32, Dtype::I64, Dtype::Q4_0, Dtype::Raw, Dtype::BF16];
+    (
+        "[a-z]{1,6}",
+        proptest::sample::select(dtypes),
+        proptest::collection::vec(0u64..4, 1..3),
+        0u32..8,
+        proptest::option::of(0u64..1 << 32),
+        any::<bool>(),
+        any::<u8>(),
+    )
+        .prop_map(|(name, dtype, mut shape, align_log2, target, open_ended, seed)| {
+            let count: u64 = match dtype {
+                Dtype::Q4_0 => {
+                    *shape.last_mut().unwrap() *= 32;
+                    shape.iter().product::<u64>() / 32 * 18
+                }
+                Dtype::Raw => {
+                    shape.truncate(1);
+                    shape[0]
+                }
+                _ => shape.iter().product::<u64>() * dtype.storage().map_or(1, |s| match s {
+                    tpack::format::Storage::Element(n) => n,
+                    _ => 1,
+                }),
+            };
+            Item {
+                name,
+                dtype,
+                shape,
+                alignment: 1 << align_log2,
+                target,
+                data: (0..count as usize).map(|i| (i as u8).wrapping_add(seed)).collect(),
+                open_ended: open_ended && dtype == Dtype::Raw,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 }))]
+
+    #[test]
+    fn any_chunking_and_either_writer_gives_the_same_bytes(
+        items in proptest::collection::vec(item_strategy(), 0..6),
+        chunk in 1usize..50,
+    ) {
+        let mut items = items;
+        for (i, item) in items.iter_mut().enumerate() {
+            item.name = format!("{}{i}", item.name);
+        }
+        let expected = builder_bytes(&items);
+        let mut sink = MemSink::default();
+        seek_write(&items, &mut sink, chunk).unwrap();
+        prop_assert_eq!(&sink.bytes, &expected);
+        let mut pipe = PipeSink::default();
+        stream_write(&items, &mut pipe, chunk).unwrap();
+        prop_assert_eq!(&pipe.0.bytes, &expected);
+        let c = Container::parse(&expected).unwrap();
+        c.verify().unwrap();
+        for (e, i) in c.entries().zip(&items) {
+            prop_assert_eq!(e.payload(), &i.data[..]);
+            let shape = e.shape();
+            prop_assert_eq!(shape.dims(), &i.shape[..]);
+            prop_assert_eq!(e.target(), i.target);
+        }
+    }
+}
