@@ -187,3 +187,93 @@ fn example_decoding_matches_the_model() {
         ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]
     );
 }
+
+/// Every valid vector of minor version 0 is exactly what the streaming writers produce from its content, so
+/// the golden files are the writer's output, not only the test encoder's.
+#[test]
+fn valid_vectors_are_what_the_writers_produce() {
+    use support::sinks::{MemSink, PipeSink};
+    use tpack::{EntryDecl, MetaValue, SeekWriter, StreamWriter, Value, VecTables};
+
+    let mut checked = 0;
+    for case in cases::valid_cases() {
+        let c = Container::parse(&case.bytes).unwrap();
+        if c.version().1 != 0 {
+            continue; // The writers write minor 0 only.
+        }
+        let owned: Vec<(String, OwnedValue)> = c.metadata().map(|(k, v)| (k.to_owned(), OwnedValue::from(v))).collect();
+        let mut seek = SeekWriter::new(MemSink::default(), VecTables::new());
+        let mut pipe = StreamWriter::new(PipeSink::default(), VecTables::new());
+        seek.set_compat_flags(c.compat_flags());
+        pipe.set_compat_flags(c.compat_flags());
+        let shapes: Vec<_> = c.entries().map(|e| e.shape()).collect();
+        for (e, shape) in c.entries().zip(&shapes) {
+            let mut d = EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
+            d.target = e.target();
+            seek.declare(d).unwrap();
+            pipe.declare(d).unwrap();
+        }
+        for (k, v) in &owned {
+            seek.meta(k, v.as_value()).unwrap();
+            pipe.meta(k, v.as_value()).unwrap();
+        }
+        for e in c.entries() {
+            seek.write_entry(e.payload()).unwrap();
+            pipe.write_entry(e.payload()).unwrap();
+        }
+        assert_eq!(seek.finish().unwrap().bytes, case.bytes, "{}: seekable writer", case.name);
+        assert_eq!(pipe.finish().unwrap().0.bytes, case.bytes, "{}: one-pass writer", case.name);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} vectors checked");
+
+    enum OwnedValue {
+        U64(u64),
+        I64(i64),
+        F64(f64),
+        Bool(bool),
+        Str(String),
+        Bytes(Vec<u8>),
+        U64s(Vec<u64>),
+        I64s(Vec<i64>),
+        F64s(Vec<f64>),
+        Strs(Vec<&'static str>),
+    }
+    impl From<MetaValue<'_>> for OwnedValue {
+        fn from(v: MetaValue<'_>) -> Self {
+            match v {
+                MetaValue::U64(v) => Self::U64(v),
+                MetaValue::I64(v) => Self::I64(v),
+                MetaValue::F64(v) => Self::F64(v),
+                MetaValue::Bool(v) => Self::Bool(v),
+                MetaValue::String(s) => Self::Str(s.to_owned()),
+                MetaValue::Bytes(b) => Self::Bytes(b.to_vec()),
+                MetaValue::U64Array(a) => Self::U64s(a.iter().map(|v| v.get()).collect()),
+                MetaValue::I64Array(a) => Self::I64s(a.iter().map(|v| v.get()).collect()),
+                MetaValue::F64Array(a) => Self::F64s(a.iter().map(|v| v.get()).collect()),
+                MetaValue::StringArray(items) => {
+                    // Leaked once per test run so that `as_value` can lend `&[&str]`.
+                    let strs: Vec<&'static str> = items.map(|s| &*Box::leak(s.to_owned().into_boxed_str())).collect();
+                    Self::Strs(strs)
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    impl OwnedValue {
+        fn as_value(&self) -> Value<'_> {
+            match self {
+                Self::U64(v) => Value::U64(*v),
+                Self::I64(v) => Value::I64(*v),
+                Self::F64(v) => Value::F64(*v),
+                Self::Bool(v) => Value::Bool(*v),
+                Self::Str(s) => Value::String(s),
+                Self::Bytes(b) => Value::Bytes(b),
+                Self::U64s(a) => Value::U64Array(a),
+                Self::I64s(a) => Value::I64Array(a),
+                Self::F64s(a) => Value::F64Array(a),
+                Self::Strs(s) => Value::StringArray(s),
+            }
+        }
+    }
+}
