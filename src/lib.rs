@@ -17,7 +17,10 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
-#![forbid(unsafe_code)]
+// No `unsafe` anywhere in the reader or writers; the one exception is mapping a file (feature `std`), which
+// no safe API can do.
+#![cfg_attr(not(feature = "std"), forbid(unsafe_code))]
+#![cfg_attr(feature = "std", deny(unsafe_code))]
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
@@ -37,6 +40,8 @@ extern crate alloc;
 extern crate std;
 
 pub mod checksum;
+#[cfg(feature = "std")]
+mod file;
 mod entry;
 mod error;
 pub mod format;
@@ -46,6 +51,8 @@ mod write;
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use error::{Error, Rule};
+#[cfg(feature = "std")]
+pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType};
 pub use meta::{MetaIter, MetaValue, StringArray};
 pub use read::{declared_len, Container};

@@ -1,0 +1,173 @@
+//! Files (feature `std`): writing a container atomically, and reading one through a memory map.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use embedded_io_adapters::std::FromStd;
+
+use crate::entry::Entry;
+use crate::error::Error;
+use crate::read::Container;
+
+/// The sink an [`AtomicFile`] lends to a writer: buffered, seekable.
+pub type FileSink<'a> = FromStd<BufWriter<&'a mut File>>;
+
+/// Buffer between a writer and the file: small writes (descriptors, padding) are batched; payload chunks at
+/// least this large go straight through.
+const FILE_BUFFER: usize = 256 * 1024;
+
+/// A file written under a temporary name in its destination's directory and renamed over the destination only
+/// by [`AtomicFile::commit`], after an fsync: the destination holds either its old content or the complete new
+/// file, never a partial one. Dropped without `commit`, the temporary file is deleted.
+///
+/// ```
+/// use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecTables};
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("model.tpack");
+/// let mut file = AtomicFile::create(&path)?;
+/// let mut writer = SeekWriter::new(file.sink(), VecTables::new());
+/// writer.declare(EntryDecl::new("w", Dtype::U8, &[3]))?;
+/// writer.write_entry(&[1, 2, 3])?;
+/// drop(writer.finish()?);
+/// file.commit()?;
+/// let mapped = tpack::MappedFile::open(&path)?;
+/// assert_eq!(mapped.container()?.get("w").unwrap().payload(), [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicFile {
+    temp: tempfile::NamedTempFile,
+    destination: PathBuf,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file next to `destination`.
+    ///
+    /// # Errors
+    /// The I/O error of creating it (a missing or read-only directory, say).
+    pub fn create(destination: impl AsRef<Path>) -> io::Result<Self> {
+        let destination = destination.as_ref().to_path_buf();
+        let dir = match destination.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let temp = tempfile::Builder::new().prefix(".tpack-").suffix(".tmp").tempfile_in(dir)?;
+        Ok(Self { temp, destination })
+    }
+
+    /// A buffered, seekable sink over the temporary file, for [`crate::SeekWriter`] or
+    /// [`crate::StreamWriter`]. The writers flush it when they finish.
+    pub fn sink(&mut self) -> FileSink<'_> {
+        FromStd::new(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut()))
+    }
+
+    /// Makes the file durable and atomically gives it the destination's name: fsync the file, rename it, then
+    /// fsync the directory so that the rename itself survives a crash.
+    ///
+    /// # Errors
+    /// The I/O error of any of those steps; the destination then still holds its old content.
+    pub fn commit(self) -> io::Result<()> {
+        self.temp.as_file().sync_all()?;
+        let dir = self.temp.path().parent().map(Path::to_path_buf);
+        self.temp.persist(&self.destination).map_err(|e| e.error)?;
+        #[cfg(unix)]
+        if let Some(dir) = dir {
+            File::open(dir)?.sync_all()?;
+        }
+        #[cfg(not(unix))]
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// Why [`MappedFile::open`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// Opening or mapping the file failed.
+    Io(io::Error),
+    /// The file is not a valid container.
+    Format(Error),
+}
+
+impl core::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            OpenError::Io(e) => write!(f, "cannot map the file: {e}"),
+            OpenError::Format(e) => write!(f, "not a valid tpack container: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OpenError::Io(e) => Some(e),
+            OpenError::Format(e) => Some(e),
+        }
+    }
+}
+
+/// A container read through a read-only memory map. Opening validates the structure, which reads the header,
+/// table, index, names and metadata pages only — never payload pages (spec §12) — so it costs the same for a
+/// 4 GiB file as for a 1 MiB one with the same table.
+#[derive(Debug)]
+pub struct MappedFile {
+    map: memmap2::Mmap,
+}
+
+impl MappedFile {
+    /// Maps `path` and validates it.
+    ///
+    /// # Errors
+    /// [`OpenError::Io`] if the file cannot be opened or mapped, [`OpenError::Format`] if it breaks a
+    /// structural rule.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        let file = File::open(path).map_err(OpenError::Io)?;
+        // SAFETY: a shared read-only mapping. The one hazard is another process truncating or rewriting the
+        // file while it is mapped, which no safe API can rule out for mapped files (safetensors and every other
+        // mmap reader share it); the reader itself never trusts the bytes, so a concurrent change can give a
+        // wrong answer or an error, while truncation can give SIGBUS, as with any mapped file.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(OpenError::Io)?;
+        let mapped = Self { map };
+        mapped.container().map_err(OpenError::Format)?;
+        Ok(mapped)
+    }
+
+    /// The container. Parsing again is cheap (it touches the same prefix pages as `open`) and fails only if the
+    /// file changed underneath the map since `open`.
+    ///
+    /// # Errors
+    /// The rule the bytes now break.
+    pub fn container(&self) -> Result<Container<'_>, Error> {
+        Container::parse(&self.map)
+    }
+
+    /// The mapped bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Asks the kernel to read `entry`'s payload pages ahead of use (`madvise(MADV_WILLNEED)`); a no-op where
+    /// that does not exist.
+    ///
+    /// # Errors
+    /// The I/O error of the advice call.
+    pub fn prefetch(&self, entry: &Entry<'_>) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            let range = entry.range();
+            let start = usize::try_from(range.start).map_err(io::Error::other)?;
+            let len = usize::try_from(range.end.saturating_sub(range.start)).map_err(io::Error::other)?;
+            if len > 0 {
+                self.map.advise_range(memmap2::Advice::WillNeed, start, len)?;
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = entry;
+        Ok(())
+    }
+}

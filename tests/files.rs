@@ -1,0 +1,76 @@
+//! Files: atomic replacement, and memory-mapped opening that reads no payload pages.
+
+use std::fs;
+
+use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables, WriteError};
+
+fn write(path: &std::path::Path, name: &str, payload: &[u8]) {
+    let mut file = AtomicFile::create(path).unwrap();
+    let mut w = SeekWriter::new(file.sink(), VecTables::new());
+    w.declare(EntryDecl::open_ended(name, Dtype::Raw)).unwrap();
+    for chunk in payload.chunks(1 << 20) {
+        w.write(chunk).unwrap();
+    }
+    w.end_entry().unwrap();
+    drop(w.finish().unwrap());
+    file.commit().unwrap();
+}
+
+fn temp_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tpack-"))
+        .collect()
+}
+
+#[test]
+fn commit_replaces_the_destination_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    write(&path, "old", b"old content");
+    write(&path, "new", b"new content, longer");
+    let bytes = fs::read(&path).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    assert_eq!(c.get("new").unwrap().payload(), b"new content, longer");
+    assert!(c.get("old").is_none());
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn an_abandoned_write_leaves_the_old_file_and_no_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    write(&path, "old", b"old content");
+    let before = fs::read(&path).unwrap();
+    {
+        let mut file = AtomicFile::create(&path).unwrap();
+        let mut w = SeekWriter::new(file.sink(), VecTables::new());
+        w.declare(EntryDecl::new("x", Dtype::U8, &[4])).unwrap();
+        w.write(&[1, 2]).unwrap();
+        // A payload that is too long fails the writer; the file is never committed.
+        assert!(matches!(w.write(&[3, 4, 5]), Err(WriteError::PayloadTooLong { .. })));
+        assert_eq!(temp_files(dir.path()).len(), 1, "the temporary sits next to the destination");
+    }
+    assert_eq!(fs::read(&path).unwrap(), before);
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+#[test]
+fn a_mapped_file_opens_validates_and_prefetches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    write(&path, "seg", &[7; 100_000]);
+    let mapped = MappedFile::open(&path).unwrap();
+    let c = mapped.container().unwrap();
+    let e = c.get("seg").unwrap();
+    mapped.prefetch(&e).unwrap();
+    assert!(e.payload().iter().all(|&b| b == 7));
+    c.verify().unwrap();
+
+    let junk = dir.path().join("junk");
+    fs::write(&junk, b"not a container at all, just some text that is long enough to hold a header, really it is; \
+        padding padding padding padding padding padding padding padding padding padding padding padding").unwrap();
+    let err = MappedFile::open(&junk).unwrap_err();
+    assert!(err.to_string().contains("R2"), "{err}");
+}
