@@ -1,7 +1,9 @@
 //! The format's one checksum, CRC-32/ISO-HDLC (spec §3.3), and the header checksum built on it.
 //!
-//! The lookup table's size is a build choice: `crc-no-table` (smallest code, slowest), the default 256-entry
-//! table (1 KiB), or `crc-table-16` (16 KiB, fastest). All give the same values.
+//! The portable implementation is the `crc` crate, whose lookup table's size is a build choice: `crc-no-table`
+//! (smallest code, slowest), the default 256-entry table (1 KiB), or `crc-table-16` (16 KiB). With `fast-crc`
+//! (implied by `std`) [`crc32`] and [`Crc32`] use `crc32fast` instead, which picks a carry-less-multiply or
+//! CRC-instruction kernel at run time; [`crc32_portable`] stays available so tests can prove the two equal.
 
 use crc::{Crc, CRC_32_ISO_HDLC};
 
@@ -16,16 +18,29 @@ type Table = crc::Table<1>;
 
 const CRC32: Crc<u32, Table> = Crc::<u32, Table>::new(&CRC_32_ISO_HDLC);
 
+/// CRC-32/ISO-HDLC of `bytes` by the portable table-driven implementation, whatever the features.
+#[must_use]
+pub fn crc32_portable(bytes: &[u8]) -> u32 {
+    CRC32.checksum(bytes)
+}
+
 /// CRC-32/ISO-HDLC of `bytes`; equals zlib's `crc32`.
 #[must_use]
 pub fn crc32(bytes: &[u8]) -> u32 {
-    CRC32.checksum(bytes)
+    let mut crc = Crc32::new();
+    crc.update(bytes);
+    crc.finish()
 }
+
+#[cfg(not(feature = "fast-crc"))]
+type Digest = crc::Digest<'static, u32, Table>;
+#[cfg(feature = "fast-crc")]
+type Digest = crc32fast::Hasher;
 
 /// An incremental CRC-32/ISO-HDLC, for data that arrives in pieces.
 #[derive(Clone)]
 pub struct Crc32 {
-    digest: crc::Digest<'static, u32, Table>,
+    digest: Digest,
 }
 
 impl core::fmt::Debug for Crc32 {
@@ -45,10 +60,12 @@ impl Default for Crc32 {
 impl Crc32 {
     /// A checksum of nothing yet.
     #[must_use]
-    pub const fn new() -> Self {
-        Self {
-            digest: CRC32.digest(),
-        }
+    pub fn new() -> Self {
+        #[cfg(not(feature = "fast-crc"))]
+        let digest = CRC32.digest();
+        #[cfg(feature = "fast-crc")]
+        let digest = crc32fast::Hasher::new();
+        Self { digest }
     }
 
     /// Feeds more bytes.

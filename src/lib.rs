@@ -40,10 +40,10 @@ extern crate alloc;
 extern crate std;
 
 pub mod checksum;
-#[cfg(feature = "std")]
-mod file;
 mod entry;
 mod error;
+#[cfg(feature = "std")]
+mod file;
 pub mod format;
 mod meta;
 mod read;

@@ -201,14 +201,18 @@ fn valid_vectors_are_what_the_writers_produce() {
         if c.version().1 != 0 {
             continue; // The writers write minor 0 only.
         }
-        let owned: Vec<(String, OwnedValue)> = c.metadata().map(|(k, v)| (k.to_owned(), OwnedValue::from(v))).collect();
+        let owned: Vec<(String, OwnedValue)> = c
+            .metadata()
+            .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
+            .collect();
         let mut seek = SeekWriter::new(MemSink::default(), VecTables::new());
         let mut pipe = StreamWriter::new(PipeSink::default(), VecTables::new());
         seek.set_compat_flags(c.compat_flags());
         pipe.set_compat_flags(c.compat_flags());
         let shapes: Vec<_> = c.entries().map(|e| e.shape()).collect();
         for (e, shape) in c.entries().zip(&shapes) {
-            let mut d = EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
+            let mut d =
+                EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
             d.target = e.target();
             seek.declare(d).unwrap();
             pipe.declare(d).unwrap();
@@ -221,8 +225,18 @@ fn valid_vectors_are_what_the_writers_produce() {
             seek.write_entry(e.payload()).unwrap();
             pipe.write_entry(e.payload()).unwrap();
         }
-        assert_eq!(seek.finish().unwrap().bytes, case.bytes, "{}: seekable writer", case.name);
-        assert_eq!(pipe.finish().unwrap().0.bytes, case.bytes, "{}: one-pass writer", case.name);
+        assert_eq!(
+            seek.finish().unwrap().bytes,
+            case.bytes,
+            "{}: seekable writer",
+            case.name
+        );
+        assert_eq!(
+            pipe.finish().unwrap().0.bytes,
+            case.bytes,
+            "{}: one-pass writer",
+            case.name
+        );
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} vectors checked");
@@ -253,7 +267,9 @@ fn valid_vectors_are_what_the_writers_produce() {
                 MetaValue::F64Array(a) => Self::F64s(a.iter().map(|v| v.get()).collect()),
                 MetaValue::StringArray(items) => {
                     // Leaked once per test run so that `as_value` can lend `&[&str]`.
-                    let strs: Vec<&'static str> = items.map(|s| &*Box::leak(s.to_owned().into_boxed_str())).collect();
+                    let strs: Vec<&'static str> = items
+                        .map(|s| &*Box::leak(s.to_owned().into_boxed_str()))
+                        .collect();
                     Self::Strs(strs)
                 }
                 other => panic!("{other:?}"),
