@@ -90,19 +90,19 @@ fn align_up(value: u64, alignment: u64) -> Option<u64> {
     Some(value.checked_add(mask)? & !mask)
 }
 
-/// The byte length that `dtype` and `dims` give (R25–R27), or `None` for an unknown dtype. Shared by the
-/// reader and the writers so that they cannot disagree.
+/// The byte length that `dtype` and `dims` (outermost first) give (R25–R27), or `None` for an unknown dtype.
+/// Shared by the reader and the writers so that they cannot disagree.
 pub(crate) fn expected_length(
     entry: u32,
     dtype: Dtype,
-    dims: &[u64],
+    dims: impl Iterator<Item = u64> + Clone,
 ) -> Result<Option<u64>, Error> {
     let Some(storage) = dtype.storage() else {
         return Ok(None);
     };
     let count = dims
-        .iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .clone()
+        .try_fold(1u64, u64::checked_mul)
         .ok_or(Error::ShapeOverflow { entry })?;
     let length = match storage {
         Storage::Element(size) => count
@@ -112,17 +112,22 @@ pub(crate) fn expected_length(
             block_elems,
             block_bytes,
         } => {
-            let innermost = *dims.last().ok_or(Error::BlockShape { entry })?;
-            if innermost.checked_rem(block_elems) != Some(0) {
+            // Block sizes are powers of two (a test checks), so masks and shifts replace a 64-bit division,
+            // which costs a kilobyte of code on a Cortex-M.
+            let innermost = dims.last().ok_or(Error::BlockShape { entry })?;
+            let mask = block_elems
+                .checked_sub(1)
+                .ok_or(Error::BlockShape { entry })?;
+            if innermost & mask != 0 {
                 return Err(Error::BlockShape { entry });
             }
             count
-                .checked_div(block_elems)
+                .checked_shr(block_elems.trailing_zeros())
                 .and_then(|blocks| blocks.checked_mul(block_bytes))
                 .ok_or(Error::ShapeOverflow { entry })?
         }
         Storage::Bytes => {
-            if dims.len() != 1 {
+            if dims.count() != 1 {
                 return Err(Error::ByteShape { entry });
             }
             count
@@ -174,20 +179,22 @@ impl<'a> Container<'a> {
         let total = header.total_len.get();
         let actual = len_u64(bytes);
         if actual < total || actual < u64::from(header_len) {
-            return Err(Error::Truncated {
-                declared: total,
-                actual,
-            });
+            return Err(Error::Truncated { declared: total });
         }
         if actual > total {
-            return Err(Error::TrailingBytes {
-                declared: total,
-                actual,
-            });
+            return Err(Error::TrailingBytes { declared: total });
         }
 
-        let sections = check_sections(header)?;
-        let [table, index, names, metadata, payloads, trailer] = sections;
+        check_sections(header)?;
+        let [table, index, names, metadata, payloads, trailer] = &header.sections;
+        let [table, index, names, metadata, payloads, trailer] = [
+            Bounds::from(table),
+            Bounds::from(index),
+            Bounds::from(names),
+            Bounds::from(metadata),
+            Bounds::from(payloads),
+            Bounds::from(trailer),
+        ];
         let n = header.entry_count.get();
         let m = header.meta_count.get();
         let len = bytes.len();
@@ -354,32 +361,25 @@ impl<'a> Container<'a> {
                 }
             }
             let rank = usize::from(d.rank);
-            let mut all_dims = [0u64; MAX_RANK];
-            for (out, dim) in all_dims.iter_mut().zip(&d.dims) {
-                *out = dim.get();
-            }
-            let (dims, unused) = all_dims.split_at_checked(rank).ok_or(Error::RankTooLarge {
+            let (dims, unused) = d.dims.split_at_checked(rank).ok_or(Error::RankTooLarge {
                 entry,
                 rank: d.rank,
             })?;
-            if let Some(dim) = unused.iter().position(|&x| x != 0) {
+            if let Some(dim) = unused.iter().position(|x| x.get() != 0) {
                 let dim = u8::try_from(dim.saturating_add(rank)).unwrap_or(u8::MAX);
                 return Err(Error::UnusedDimNonZero { entry, dim });
             }
-            if let Some(expected) = expected_length(entry, dtype, dims)? {
+            if let Some(expected) = expected_length(entry, dtype, dims.iter().map(|d| d.get()))? {
                 if expected != d.length.get() {
-                    return Err(Error::LengthMismatch {
-                        entry,
-                        expected,
-                        stored: d.length.get(),
-                    });
+                    return Err(Error::LengthMismatch { entry, expected });
                 }
             }
             let alignment = d.alignment.get();
             if !alignment.is_power_of_two() || alignment > MAX_ALIGNMENT {
                 return Err(Error::BadAlignment { entry, alignment });
             }
-            if d.offset.get().checked_rem(u64::from(alignment)) != Some(0) {
+            // A power of two (just checked): a mask, not a 64-bit division.
+            if d.offset.get() & u64::from(alignment).saturating_sub(1) != 0 {
                 return Err(Error::Misaligned {
                     entry,
                     offset: d.offset.get(),
@@ -634,37 +634,42 @@ fn section_bytes(bytes: &[u8], b: Bounds, section: Section) -> Result<&[u8], Err
     bytes.get(range).ok_or(err)
 }
 
-/// R10–R12, in number order.
-fn check_sections(header: &Header) -> Result<[Bounds; 6], Error> {
+impl From<&SectionRef> for Bounds {
+    /// The bounds of a section that [`check_sections`] accepted (so the sum cannot saturate).
+    fn from(r: &SectionRef) -> Self {
+        Bounds {
+            offset: r.offset.get(),
+            end: r.offset.get().saturating_add(r.length.get()),
+        }
+    }
+}
+
+/// R10–R12, in number order. Works on the header's own fields: no copies, which on a Cortex-M would pull in
+/// `memcpy`.
+fn check_sections(header: &Header) -> Result<(), Error> {
     let total = header.total_len.get();
-    let mut bounds = [Bounds { offset: 0, end: 0 }; 6];
-    for ((section, SectionRef { offset, length }), slot) in
-        Section::ALL.iter().zip(&header.sections).zip(&mut bounds)
-    {
-        let end = offset.get().checked_add(length.get());
-        match end {
-            Some(end) if end <= total => {
-                *slot = Bounds {
-                    offset: offset.get(),
-                    end,
-                }
-            }
-            _ => return Err(Error::SectionBounds { section: *section }),
+    for (section, r) in Section::ALL.iter().zip(&header.sections) {
+        if r.offset
+            .get()
+            .checked_add(r.length.get())
+            .is_none_or(|end| end > total)
+        {
+            return Err(Error::SectionBounds { section: *section });
         }
     }
     let mut cursor = u64::from(header.header_len.get());
-    for (section, b) in Section::ALL.iter().zip(&bounds) {
-        if b.offset != cursor {
+    for (section, r) in Section::ALL.iter().zip(&header.sections) {
+        if r.offset.get() != cursor {
             return Err(Error::SectionLayout { section: *section });
         }
-        cursor = b.end;
+        cursor = Bounds::from(r).end;
     }
     if cursor != total {
         return Err(Error::SectionLayout {
             section: Section::Trailer,
         });
     }
-    let [table, index, _, _, _, trailer] = bounds;
+    let [table, index, _, _, _, trailer] = &header.sections;
     let n = u64::from(header.entry_count.get());
     let expect = [
         (
@@ -680,12 +685,12 @@ fn check_sections(header: &Header) -> Result<[Bounds; 6], Error> {
                 .and_then(|k| k.checked_mul(TRAILER_SLOT_LEN)),
         ),
     ];
-    for (section, b, expected) in expect {
-        if expected != b.end.checked_sub(b.offset) {
+    for (section, r, expected) in expect {
+        if expected != Some(r.length.get()) {
             return Err(Error::SectionLength { section });
         }
     }
-    Ok(bounds)
+    Ok(())
 }
 
 // `MAX_RANK` bounds the dims array; `split_at_checked` above relies on it being the array length.

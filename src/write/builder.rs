@@ -107,12 +107,11 @@ impl Builder {
     pub fn push(&mut self, e: NewEntry<'_>) -> Result<&mut Self, WriteError<Infallible>> {
         let entry = u32::try_from(self.payloads.len()).unwrap_or(u32::MAX);
         let stored = u64::try_from(e.data.len()).unwrap_or(u64::MAX);
-        if let Ok(Some(expected)) = expected_length(entry, e.dtype, e.shape) {
+        if let Ok(Some(expected)) = expected_length(entry, e.dtype, e.shape.iter().copied()) {
             if expected != stored {
                 return Err(WriteError::Format(Error::LengthMismatch {
                     entry,
                     expected,
-                    stored,
                 }));
             }
         }

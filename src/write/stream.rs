@@ -251,8 +251,8 @@ where
                 for (out, &d) in dims.iter_mut().zip(shape) {
                     *out = U64::new(d);
                 }
-                let length =
-                    expected_length(entry, decl.dtype, shape).map_err(WriteError::Format)?;
+                let length = expected_length(entry, decl.dtype, shape.iter().copied())
+                    .map_err(WriteError::Format)?;
                 let length = length.ok_or(WriteError::Format(Error::UnknownDtype {
                     entry,
                     code: decl.dtype.code(),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the probe with and without tpack's reader (opt-level "s", LTO) and reports the reader's code size:
+# the difference in .text + .rodata. Fails above the budget. Usage: measure.sh [extra cargo features...]
+set -euo pipefail
+cd "$(dirname "$0")"
+BUDGET=${BUDGET:-8192}
+SIZE=$(find "$(rustc --print sysroot)" -name llvm-size -type f | head -n 1)
+[ -x "$SIZE" ] || { echo "llvm-size not found: rustup component add llvm-tools" >&2; exit 1; }
+BIN=target/thumbv7em-none-eabihf/release/tpack-size-probe
+
+sections() { # .text + .rodata of the ELF at $1
+  "$SIZE" -A "$1" | awk '$1 == ".text" || $1 == ".rodata" { sum += $2 } END { print sum }'
+}
+
+features=${1:-}
+cargo build --release --quiet ${features:+--features "$features"}
+cp "$BIN" target/probe-without
+cargo build --release --quiet --features "reader${features:+,$features}"
+cp "$BIN" target/probe-with
+without=$(sections target/probe-without)
+with=$(sections target/probe-with)
+reader=$((with - without))
+echo "thumbv7em-none-eabihf, opt-level s, LTO${features:+, features $features}: .text+.rodata ${without} B without tpack, ${with} B with it: the reader (parse + verify + lookups) costs ${reader} B (budget ${BUDGET} B)"
+"$SIZE" -A target/probe-with | awk '$1 == ".text" || $1 == ".rodata" || $1 == ".data" || $1 == ".bss"'
+if [ "$reader" -gt "$BUDGET" ]; then
+  echo "FAILED: over budget" >&2
+  exit 1
+fi

@@ -1,0 +1,102 @@
+//! Arbitrary entries and metadata through the writers and back through the reader: what comes out is what
+//! went in, and both writers give the same bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tpack::{Container, EntryDecl, MetaValue, StreamWriter, Value, VecTables, WriteError};
+use tpack_fuzz::{EntryModel, MetaModel};
+
+#[derive(arbitrary::Arbitrary, Debug)]
+struct Input {
+    entries: Vec<EntryModel>,
+    meta: Vec<(String, MetaModel)>,
+    chunk: u8,
+}
+
+fn value(m: &MetaModel, strs: &mut Vec<Vec<&'static str>>) -> Value<'static> {
+    // The models are leaked: a fuzz iteration is short and the values must outlive the writer.
+    let m: &'static MetaModel = Box::leak(Box::new(m.clone()));
+    match m {
+        MetaModel::U64(v) => Value::U64(*v),
+        MetaModel::I64(v) => Value::I64(*v),
+        MetaModel::F64(v) => Value::F64(*v),
+        MetaModel::Bool(v) => Value::Bool(*v),
+        MetaModel::String(s) => Value::String(s),
+        MetaModel::Bytes(b) => Value::Bytes(b),
+        MetaModel::U64s(a) => Value::U64Array(a),
+        MetaModel::I64s(a) => Value::I64Array(a),
+        MetaModel::F64s(a) => Value::F64Array(a),
+        MetaModel::Strings(a) => {
+            strs.push(a.iter().map(String::as_str).collect());
+            Value::StringArray(Box::leak(strs.last().unwrap().clone().into_boxed_slice()))
+        }
+    }
+}
+
+fn same(m: &MetaModel, v: MetaValue<'_>) -> bool {
+    match (m, v) {
+        (MetaModel::U64(a), MetaValue::U64(b)) => *a == b,
+        (MetaModel::I64(a), MetaValue::I64(b)) => *a == b,
+        (MetaModel::F64(a), MetaValue::F64(b)) => a.to_bits() == b.to_bits(),
+        (MetaModel::Bool(a), MetaValue::Bool(b)) => *a == b,
+        (MetaModel::String(a), MetaValue::String(b)) => a == b,
+        (MetaModel::Bytes(a), MetaValue::Bytes(b)) => a == b,
+        (MetaModel::U64s(a), MetaValue::U64Array(b)) => a.iter().copied().eq(b.iter().map(|v| v.get())),
+        (MetaModel::I64s(a), MetaValue::I64Array(b)) => a.iter().copied().eq(b.iter().map(|v| v.get())),
+        (MetaModel::F64s(a), MetaValue::F64Array(b)) => a.iter().map(|v| v.to_bits()).eq(b.iter().map(|v| v.get().to_bits())),
+        (MetaModel::Strings(a), MetaValue::StringArray(b)) => a.iter().map(String::as_str).eq(b),
+        _ => false,
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let mut strs = Vec::new();
+    let mut w = StreamWriter::new(Vec::new(), VecTables::new());
+    let mut payloads = Vec::new();
+    let mut shapes = Vec::new();
+    for e in &input.entries {
+        let (shape, len) = e.shape_and_len();
+        shapes.push(shape);
+        payloads.push(e.payload(len));
+    }
+    for (e, shape) in input.entries.iter().zip(&shapes) {
+        let mut d = EntryDecl::new(&e.name, e.dtype(), shape).with_alignment(e.alignment());
+        d.target = e.target;
+        if let Err(err) = w.declare(d) {
+            // Only names outside 1..=1024 bytes and overflowing targets are refused.
+            assert!(matches!(err, WriteError::Format(_)), "{err:?}");
+            return;
+        }
+    }
+    for (k, m) in &input.meta {
+        if w.meta(k, value(m, &mut strs)).is_err() {
+            return;
+        }
+    }
+    let step = usize::from(input.chunk).max(1);
+    for p in &payloads {
+        for piece in p.chunks(step) {
+            if w.write(piece).is_err() {
+                return; // duplicate names or keys
+            }
+        }
+        if w.end_entry().is_err() {
+            return;
+        }
+    }
+    let Ok(bytes) = w.finish() else { return };
+    let c = Container::parse(&bytes).expect("the writer's output parses");
+    c.verify().expect("and verifies");
+    assert_eq!(c.len(), input.entries.len());
+    for ((got, e), (shape, payload)) in c.entries().zip(&input.entries).zip(shapes.iter().zip(&payloads)) {
+        assert_eq!(got.name(), e.name);
+        assert_eq!(got.dtype(), e.dtype());
+        assert_eq!(got.shape().dims(), &shape[..]);
+        assert_eq!(got.alignment(), e.alignment());
+        assert_eq!(got.target(), e.target);
+        assert_eq!(got.payload(), &payload[..]);
+    }
+    for (k, m) in &input.meta {
+        assert!(same(m, c.meta(k).expect("every key is found")), "{k}");
+    }
+});
