@@ -16,9 +16,7 @@ const CHUNK: usize = 1 << 20;
 const ENTRIES: usize = 16;
 
 fn chunk() -> Vec<u8> {
-    (0..CHUNK)
-        .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
-        .collect()
+    (0..CHUNK).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3]).collect()
 }
 
 /// Yields `TOTAL` bytes made of `chunk` repeated: what the writer is fed, as a `Read` for `io::copy`.
@@ -51,11 +49,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("baseline: std::io::copy", |b| {
         b.iter(|| {
             let mut file = BufWriter::with_capacity(256 * 1024, File::create(&path).unwrap());
-            let mut source = Repeat {
-                chunk: &data,
-                left: TOTAL,
-                at: 0,
-            };
+            let mut source = Repeat { chunk: &data, left: TOTAL, at: 0 };
             io::copy(&mut source, &mut file).unwrap();
             file.into_inner().unwrap();
         })
@@ -68,8 +62,7 @@ fn bench(c: &mut Criterion) {
             let per_entry = (TOTAL / ENTRIES) as u64;
             let names: Vec<String> = (0..ENTRIES).map(|i| format!("layer{i}.weight")).collect();
             for name in &names {
-                w.declare(EntryDecl::new(name, Dtype::U8, &[per_entry]))
-                    .unwrap();
+                w.declare(EntryDecl::new(name, Dtype::U8, &[per_entry])).unwrap();
             }
             for _ in 0..ENTRIES {
                 for _ in 0..TOTAL / ENTRIES / CHUNK {

@@ -10,9 +10,7 @@ use tpack::{Container, MetaValue};
 const BUNDLED: &str = "spec/vectors/valid/example.tpack";
 
 fn main() -> ExitCode {
-    let path = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| BUNDLED.to_owned());
+    let path = std::env::args().nth(1).unwrap_or_else(|| BUNDLED.to_owned());
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -34,13 +32,9 @@ fn main() -> ExitCode {
         container.len()
     );
     for entry in container.entries() {
-        let dtype = entry
-            .dtype()
-            .name()
-            .map_or_else(|| format!("code {}", entry.dtype().code()), str::to_owned);
-        let target = entry
-            .target()
-            .map_or(String::new(), |t| format!(" -> load at {t:#x}"));
+        let dtype =
+            entry.dtype().name().map_or_else(|| format!("code {}", entry.dtype().code()), str::to_owned);
+        let target = entry.target().map_or(String::new(), |t| format!(" -> load at {t:#x}"));
         println!(
             "  {:<32} {:<9} {:<16} {:>10} bytes @ {:#x} (align {}){target}",
             entry.name(),

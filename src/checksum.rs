@@ -45,9 +45,7 @@ pub struct Crc32 {
 
 impl core::fmt::Debug for Crc32 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Crc32")
-            .field(&self.clone().finish())
-            .finish()
+        f.debug_tuple("Crc32").field(&self.clone().finish()).finish()
     }
 }
 
@@ -87,10 +85,6 @@ impl Crc32 {
 pub fn header_crc(region: &[u8]) -> u32 {
     let mut crc = Crc32::new();
     crc.update(region.get(..HEADER_CRC_OFFSET).unwrap_or(region));
-    crc.update(
-        region
-            .get(HEADER_CRC_OFFSET.saturating_add(4)..)
-            .unwrap_or(&[]),
-    );
+    crc.update(region.get(HEADER_CRC_OFFSET.saturating_add(4)..).unwrap_or(&[]));
     crc.finish()
 }

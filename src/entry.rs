@@ -43,20 +43,13 @@ impl Shape {
     /// Number of elements (1 for a scalar). Cannot overflow: the reader has checked it.
     #[must_use]
     pub fn elements(&self) -> u64 {
-        self.dims()
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .unwrap_or(u64::MAX)
+        self.dims().iter().try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX)
     }
 }
 
 impl<'a> Entry<'a> {
     pub(crate) fn new(container: Container<'a>, index: u32, descriptor: &'a Descriptor) -> Self {
-        Self {
-            container,
-            index,
-            descriptor,
-        }
+        Self { container, index, descriptor }
     }
 
     /// Position in the table (payload order).
@@ -91,10 +84,7 @@ impl<'a> Entry<'a> {
         for (out, d) in dims.iter_mut().zip(&self.descriptor.dims) {
             *out = d.get();
         }
-        Shape {
-            dims,
-            rank: self.descriptor.rank,
-        }
+        Shape { dims, rank: self.descriptor.rank }
     }
 
     /// Payload alignment in bytes, relative to the container's start.
@@ -150,11 +140,7 @@ impl<'a> Entry<'a> {
         if stored == computed {
             Ok(())
         } else {
-            Err(Error::EntryChecksum {
-                entry: self.index,
-                stored,
-                computed,
-            })
+            Err(Error::EntryChecksum { entry: self.index, stored, computed })
         }
     }
 

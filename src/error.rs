@@ -217,11 +217,7 @@ pub enum Error {
     /// R49.
     MetaUtf8 { record: u32 },
     /// R50.
-    EntryChecksum {
-        entry: u32,
-        stored: u32,
-        computed: u32,
-    },
+    EntryChecksum { entry: u32, stored: u32, computed: u32 },
 }
 
 impl Error {
@@ -305,19 +301,11 @@ impl fmt::Display for Error {
             Error::SectionBounds { section }
             | Error::SectionLayout { section }
             | Error::SectionLength { section } => write!(f, " (section {})", section.name()),
-            Error::HeaderChecksum { stored, computed }
-            | Error::TrailerChecksum { stored, computed } => {
+            Error::HeaderChecksum { stored, computed } | Error::TrailerChecksum { stored, computed } => {
                 write!(f, " (stored {stored:#010x}, computed {computed:#010x})")
             }
-            Error::EntryChecksum {
-                entry,
-                stored,
-                computed,
-            } => {
-                write!(
-                    f,
-                    " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})"
-                )
+            Error::EntryChecksum { entry, stored, computed } => {
+                write!(f, " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})")
             }
             Error::NameLength { entry, len } => write!(f, " (entry {entry}: {len} bytes)"),
             Error::IndexRange { position } | Error::IndexOrder { position } => {
@@ -333,16 +321,8 @@ impl fmt::Display for Error {
                 write!(f, " (entry {entry}: alignment {alignment})")
             }
             Error::Misaligned { entry, offset } => write!(f, " (entry {entry}: offset {offset})"),
-            Error::NestedInvalid {
-                entry,
-                depth,
-                inner,
-            } => {
-                write!(
-                    f,
-                    " (entry {entry}, at depth {depth}: {inner}: {})",
-                    inner.description()
-                )
+            Error::NestedInvalid { entry, depth, inner } => {
+                write!(f, " (entry {entry}, at depth {depth}: {inner}: {})", inner.description())
             }
             Error::NameBounds { entry }
             | Error::NamePoolLayout { entry }

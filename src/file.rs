@@ -52,20 +52,14 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let temp = tempfile::Builder::new()
-            .prefix(".tpack-")
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let temp = tempfile::Builder::new().prefix(".tpack-").suffix(".tmp").tempfile_in(dir)?;
         Ok(Self { temp, destination })
     }
 
     /// A buffered, seekable sink over the temporary file, for [`crate::SeekWriter`] or
     /// [`crate::StreamWriter`]. The writers flush it when they finish.
     pub fn sink(&mut self) -> FileSink<'_> {
-        FromStd::new(BufWriter::with_capacity(
-            FILE_BUFFER,
-            self.temp.as_file_mut(),
-        ))
+        FromStd::new(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut()))
     }
 
     /// Makes the file durable and atomically gives it the destination's name: fsync the file, rename it, then
@@ -167,11 +161,9 @@ impl MappedFile {
         {
             let range = entry.range();
             let start = usize::try_from(range.start).map_err(io::Error::other)?;
-            let len =
-                usize::try_from(range.end.saturating_sub(range.start)).map_err(io::Error::other)?;
+            let len = usize::try_from(range.end.saturating_sub(range.start)).map_err(io::Error::other)?;
             if len > 0 {
-                self.map
-                    .advise_range(memmap2::Advice::WillNeed, start, len)?;
+                self.map.advise_range(memmap2::Advice::WillNeed, start, len)?;
             }
         }
         #[cfg(not(unix))]

@@ -46,17 +46,7 @@ pub const KNOWN_INCOMPAT_FLAGS: u64 = 0;
 
 /// Location of one section: `[offset, offset + length)` from the container's start.
 #[derive(
-    FromBytes,
-    IntoBytes,
-    KnownLayout,
-    Immutable,
-    Unaligned,
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
+    FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, Default, PartialEq, Eq,
 )]
 #[repr(C)]
 pub struct SectionRef {
@@ -142,9 +132,7 @@ pub struct Header {
 }
 
 /// One entry's descriptor in the table (spec §4).
-#[derive(
-    FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq,
-)]
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Descriptor {
     /// Offset of the name within the name pool.
@@ -170,9 +158,7 @@ pub struct Descriptor {
 }
 
 /// One metadata record (spec §7).
-#[derive(
-    FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq,
-)]
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct MetaRecord {
     /// Pool offset of the key.
@@ -396,9 +382,6 @@ impl MetaType {
     /// Whether the value is stored inline in the record (rather than in the pool).
     #[must_use]
     pub const fn is_inline(self) -> bool {
-        matches!(
-            self,
-            MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::Bool
-        )
+        matches!(self, MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::Bool)
     }
 }

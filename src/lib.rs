@@ -56,9 +56,7 @@ pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType};
 pub use meta::{MetaIter, MetaValue, StringArray};
 pub use read::{declared_len, Container};
-pub use write::{
-    Buf, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Table, Tables, Value, WriteError,
-};
+pub use write::{Buf, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Table, Tables, Value, WriteError};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, NewEntry, VecTables};
 pub use zerocopy;

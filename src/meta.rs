@@ -29,11 +29,8 @@ pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16) -> Result<(
         if r.key_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let key =
-            pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
-        cursor = cursor
-            .checked_add(u32::from(key_len))
-            .ok_or(Error::MetaBounds { record })?;
+        let key = pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor.checked_add(u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
         if core::str::from_utf8(key).is_err() {
             return Err(Error::MetaKeyUtf8 { record });
         }
@@ -70,17 +67,12 @@ pub(crate) fn check(records: &[MetaRecord], pool: &[u8], minor: u16) -> Result<(
         if r.value_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let value =
-            pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
-        cursor = cursor
-            .checked_add(r.value_len.get())
-            .ok_or(Error::MetaBounds { record })?;
+        let value = pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor.checked_add(r.value_len.get()).ok_or(Error::MetaBounds { record })?;
         check_value(record, value_type, value)?;
     }
     if usize::try_from(cursor).ok() != Some(pool.len()) {
-        return Err(Error::MetaPoolLayout {
-            record: u32::try_from(records.len()).unwrap_or(u32::MAX),
-        });
+        return Err(Error::MetaPoolLayout { record: u32::try_from(records.len()).unwrap_or(u32::MAX) });
     }
     Ok(())
 }
@@ -208,14 +200,8 @@ fn key_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> &'a [u8] {
     pool_slice(pool, r.key_offset.get(), u32::from(r.key_len.get())).unwrap_or(&[])
 }
 
-pub(crate) fn lookup<'a>(
-    records: &'a [MetaRecord],
-    pool: &'a [u8],
-    key: &[u8],
-) -> Option<MetaValue<'a>> {
-    let at = records
-        .binary_search_by(|r| key_of(r, pool).cmp(key))
-        .ok()?;
+pub(crate) fn lookup<'a>(records: &'a [MetaRecord], pool: &'a [u8], key: &[u8]) -> Option<MetaValue<'a>> {
+    let at = records.binary_search_by(|r| key_of(r, pool).cmp(key)).ok()?;
     Some(value_of(records.get(at)?, pool))
 }
 
@@ -228,10 +214,7 @@ pub struct MetaIter<'a> {
 
 impl<'a> MetaIter<'a> {
     pub(crate) fn new(records: &'a [MetaRecord], pool: &'a [u8]) -> Self {
-        Self {
-            records: records.iter(),
-            pool,
-        }
+        Self { records: records.iter(), pool }
     }
 }
 

@@ -15,9 +15,9 @@ use crate::entry::{Entries, Entry};
 use crate::error::Error;
 use crate::format::is_newer_minor;
 use crate::format::{
-    Descriptor, Dtype, Header, MetaRecord, Section, SectionRef, Storage, DESCRIPTOR_LEN,
-    FLAG_HAS_TARGET, HEADER_LEN_V1, INDEX_SLOT_LEN, KNOWN_INCOMPAT_FLAGS, MAGIC, MAX_ALIGNMENT,
-    MAX_HEADER_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK, TRAILER_SLOT_LEN, VERSION_MAJOR,
+    Descriptor, Dtype, Header, MetaRecord, Section, SectionRef, Storage, DESCRIPTOR_LEN, FLAG_HAS_TARGET,
+    HEADER_LEN_V1, INDEX_SLOT_LEN, KNOWN_INCOMPAT_FLAGS, MAGIC, MAX_ALIGNMENT, MAX_HEADER_LEN, MAX_NAME_LEN,
+    MAX_NESTING_DEPTH, MAX_RANK, TRAILER_SLOT_LEN, VERSION_MAJOR,
 };
 use crate::meta::{self, MetaIter, MetaValue};
 
@@ -58,17 +58,13 @@ fn len_u64(bytes: &[u8]) -> u64 {
 
 fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
     let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
-        return Err(Error::TooShort {
-            len: len_u64(bytes),
-        });
+        return Err(Error::TooShort { len: len_u64(bytes) });
     };
     if header.magic != MAGIC {
         return Err(Error::BadMagic);
     }
     if header.version_major.get() != VERSION_MAJOR {
-        return Err(Error::UnsupportedVersion {
-            major: header.version_major.get(),
-        });
+        return Err(Error::UnsupportedVersion { major: header.version_major.get() });
     }
     Ok(header)
 }
@@ -100,24 +96,14 @@ pub(crate) fn expected_length(
     let Some(storage) = dtype.storage() else {
         return Ok(None);
     };
-    let count = dims
-        .clone()
-        .try_fold(1u64, u64::checked_mul)
-        .ok_or(Error::ShapeOverflow { entry })?;
+    let count = dims.clone().try_fold(1u64, u64::checked_mul).ok_or(Error::ShapeOverflow { entry })?;
     let length = match storage {
-        Storage::Element(size) => count
-            .checked_mul(size)
-            .ok_or(Error::ShapeOverflow { entry })?,
-        Storage::Block {
-            block_elems,
-            block_bytes,
-        } => {
+        Storage::Element(size) => count.checked_mul(size).ok_or(Error::ShapeOverflow { entry })?,
+        Storage::Block { block_elems, block_bytes } => {
             // Block sizes are powers of two (a test checks), so masks and shifts replace a 64-bit division,
             // which costs a kilobyte of code on a Cortex-M.
             let innermost = dims.last().ok_or(Error::BlockShape { entry })?;
-            let mask = block_elems
-                .checked_sub(1)
-                .ok_or(Error::BlockShape { entry })?;
+            let mask = block_elems.checked_sub(1).ok_or(Error::BlockShape { entry })?;
             if innermost & mask != 0 {
                 return Err(Error::BlockShape { entry });
             }
@@ -164,16 +150,11 @@ impl<'a> Container<'a> {
             return Err(Error::UnknownIncompatFlags { flags: incompat });
         }
         if header.descriptor_len.get() != DESCRIPTOR_LEN {
-            return Err(Error::DescriptorLength {
-                descriptor_len: header.descriptor_len.get(),
-            });
+            return Err(Error::DescriptorLength { descriptor_len: header.descriptor_len.get() });
         }
         if let Some(at) = header.reserved.iter().position(|&b| b != 0) {
             let field = core::mem::offset_of!(Header, reserved);
-            let offset = field
-                .checked_add(at)
-                .and_then(|o| u64::try_from(o).ok())
-                .unwrap_or(u64::MAX);
+            let offset = field.checked_add(at).and_then(|o| u64::try_from(o).ok()).unwrap_or(u64::MAX);
             return Err(Error::ReservedNonZero { offset });
         }
         let total = header.total_len.get();
@@ -201,62 +182,32 @@ impl<'a> Container<'a> {
 
         // Checksums come before the contents so a damaged file is reported as damaged, not as whatever
         // nonsense the damage happens to spell.
-        let meta_end = span(
-            0,
-            metadata.end,
-            len,
-            Error::SectionBounds {
-                section: Section::Metadata,
-            },
-        )?;
-        let region = bytes.get(meta_end).ok_or(Error::SectionBounds {
-            section: Section::Metadata,
-        })?;
+        let meta_end = span(0, metadata.end, len, Error::SectionBounds { section: Section::Metadata })?;
+        let region = bytes.get(meta_end).ok_or(Error::SectionBounds { section: Section::Metadata })?;
         let computed = header_crc(region);
         if computed != header.header_crc.get() {
-            return Err(Error::HeaderChecksum {
-                stored: header.header_crc.get(),
-                computed,
-            });
+            return Err(Error::HeaderChecksum { stored: header.header_crc.get(), computed });
         }
 
         let trailer_bytes = section_bytes(bytes, trailer, Section::Trailer)?;
-        let count = usize::try_from(n).map_err(|_| Error::SectionLength {
-            section: Section::Table,
-        })?;
+        let count = usize::try_from(n).map_err(|_| Error::SectionLength { section: Section::Table })?;
         let (checksums, stored_crc) = <[U32]>::ref_from_prefix_with_elems(trailer_bytes, count)
-            .map_err(|_| Error::SectionLength {
-                section: Section::Trailer,
-            })?;
+            .map_err(|_| Error::SectionLength { section: Section::Trailer })?;
         let stored_crc = U32::read_from_bytes(stored_crc)
-            .map_err(|_| Error::SectionLength {
-                section: Section::Trailer,
-            })?
+            .map_err(|_| Error::SectionLength { section: Section::Trailer })?
             .get();
-        let checksum_bytes = trailer_bytes
-            .get(..trailer_bytes.len().saturating_sub(4))
-            .unwrap_or(&[]);
+        let checksum_bytes = trailer_bytes.get(..trailer_bytes.len().saturating_sub(4)).unwrap_or(&[]);
         let computed = crc32(checksum_bytes);
         if computed != stored_crc {
-            return Err(Error::TrailerChecksum {
-                stored: stored_crc,
-                computed,
-            });
+            return Err(Error::TrailerChecksum { stored: stored_crc, computed });
         }
 
         let table_bytes = section_bytes(bytes, table, Section::Table)?;
-        let table =
-            <[Descriptor]>::ref_from_bytes_with_elems(table_bytes, count).map_err(|_| {
-                Error::SectionLength {
-                    section: Section::Table,
-                }
-            })?;
+        let table = <[Descriptor]>::ref_from_bytes_with_elems(table_bytes, count)
+            .map_err(|_| Error::SectionLength { section: Section::Table })?;
         let index_bytes = section_bytes(bytes, index, Section::Index)?;
-        let index = <[U32]>::ref_from_bytes_with_elems(index_bytes, count).map_err(|_| {
-            Error::SectionLength {
-                section: Section::Index,
-            }
-        })?;
+        let index = <[U32]>::ref_from_bytes_with_elems(index_bytes, count)
+            .map_err(|_| Error::SectionLength { section: Section::Index })?;
         let names = section_bytes(bytes, names, Section::Names)?;
         let meta_bytes = section_bytes(bytes, metadata, Section::Metadata)?;
         // The records' bound is a metadata rule (R40), so it is reported after the groups before it.
@@ -295,12 +246,7 @@ impl<'a> Container<'a> {
         for (entry, d) in (0u32..).zip(self.table) {
             let len = d.name_len.get();
             let offset = u64::from(d.name_offset.get());
-            let range = span(
-                offset,
-                u64::from(len),
-                self.names.len(),
-                Error::NameBounds { entry },
-            )?;
+            let range = span(offset, u64::from(len), self.names.len(), Error::NameBounds { entry })?;
             if offset != cursor {
                 return Err(Error::NamePoolLayout { entry });
             }
@@ -311,14 +257,10 @@ impl<'a> Container<'a> {
             if core::str::from_utf8(name).is_err() {
                 return Err(Error::NameUtf8 { entry });
             }
-            cursor = cursor
-                .checked_add(u64::from(len))
-                .ok_or(Error::NameBounds { entry })?;
+            cursor = cursor.checked_add(u64::from(len)).ok_or(Error::NameBounds { entry })?;
         }
         if cursor != len_u64(self.names) {
-            return Err(Error::NamePoolLayout {
-                entry: self.header.entry_count.get(),
-            });
+            return Err(Error::NamePoolLayout { entry: self.header.entry_count.get() });
         }
         Ok(())
     }
@@ -361,10 +303,8 @@ impl<'a> Container<'a> {
                 }
             }
             let rank = usize::from(d.rank);
-            let (dims, unused) = d.dims.split_at_checked(rank).ok_or(Error::RankTooLarge {
-                entry,
-                rank: d.rank,
-            })?;
+            let (dims, unused) =
+                d.dims.split_at_checked(rank).ok_or(Error::RankTooLarge { entry, rank: d.rank })?;
             if let Some(dim) = unused.iter().position(|x| x.get() != 0) {
                 let dim = u8::try_from(dim.saturating_add(rank)).unwrap_or(u8::MAX);
                 return Err(Error::UnusedDimNonZero { entry, dim });
@@ -380,10 +320,7 @@ impl<'a> Container<'a> {
             }
             // A power of two (just checked): a mask, not a 64-bit division.
             if d.offset.get() & u64::from(alignment).saturating_sub(1) != 0 {
-                return Err(Error::Misaligned {
-                    entry,
-                    offset: d.offset.get(),
-                });
+                return Err(Error::Misaligned { entry, offset: d.offset.get() });
             }
             let target = d.target.get();
             if d.flags & !FLAG_HAS_TARGET != 0 || (d.flags & FLAG_HAS_TARGET == 0 && target != 0) {
@@ -405,9 +342,7 @@ impl<'a> Container<'a> {
         let mut previous_start = section.offset;
         for (entry, d) in (0u32..).zip(self.table) {
             let start = d.offset.get();
-            let end = start
-                .checked_add(d.length.get())
-                .ok_or(Error::PayloadBounds { entry })?;
+            let end = start.checked_add(d.length.get()).ok_or(Error::PayloadBounds { entry })?;
             if start < section.offset || end > section.end {
                 return Err(Error::PayloadBounds { entry });
             }
@@ -417,8 +352,8 @@ impl<'a> Container<'a> {
             if start < cursor {
                 return Err(Error::PayloadOverlap { entry });
             }
-            let aligned = align_up(cursor, u64::from(d.alignment.get()))
-                .ok_or(Error::PayloadBounds { entry })?;
+            let aligned =
+                align_up(cursor, u64::from(d.alignment.get())).ok_or(Error::PayloadBounds { entry })?;
             if start != aligned {
                 return Err(Error::PaddingNotMinimal { entry });
             }
@@ -426,21 +361,14 @@ impl<'a> Container<'a> {
             cursor = end;
         }
         if cursor != section.end {
-            return Err(Error::PaddingNotMinimal {
-                entry: self.header.entry_count.get(),
-            });
+            return Err(Error::PaddingNotMinimal { entry: self.header.entry_count.get() });
         }
         Ok(())
     }
 
     fn check_zero(&self, start: u64, end: u64) -> Result<(), Error> {
         let err = Error::PaddingNonZero { offset: start };
-        let range = span(
-            start,
-            end.checked_sub(start).ok_or(err)?,
-            self.bytes.len(),
-            err,
-        )?;
+        let range = span(start, end.checked_sub(start).ok_or(err)?, self.bytes.len(), err)?;
         let padding = self.bytes.get(range).ok_or(err)?;
         match padding.iter().position(|&b| b != 0) {
             None => Ok(()),
@@ -464,16 +392,8 @@ impl<'a> Container<'a> {
             Container::parse_at(payload, depth).map_err(|e| match e {
                 // Too-deep nesting keeps its own rule all the way out, so the outermost reader names it.
                 Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
-                Error::NestedInvalid { inner, .. } => Error::NestedInvalid {
-                    entry,
-                    depth,
-                    inner,
-                },
-                other => Error::NestedInvalid {
-                    entry,
-                    depth,
-                    inner: other.rule(),
-                },
+                Error::NestedInvalid { inner, .. } => Error::NestedInvalid { entry, depth, inner },
+                other => Error::NestedInvalid { entry, depth, inner: other.rule() },
             })?;
         }
         Ok(())
@@ -486,23 +406,15 @@ impl<'a> Container<'a> {
         };
         let start = usize::try_from(d.name_offset.get()).unwrap_or(usize::MAX);
         let len = usize::try_from(d.name_len.get()).unwrap_or(0);
-        start
-            .checked_add(len)
-            .and_then(|end| self.names.get(start..end))
-            .unwrap_or(&[])
+        start.checked_add(len).and_then(|end| self.names.get(start..end)).unwrap_or(&[])
     }
 
     /// The payload of a validated descriptor.
     pub(crate) fn entry_payload(&self, d: &Descriptor) -> &'a [u8] {
-        span(
-            d.offset.get(),
-            d.length.get(),
-            self.bytes.len(),
-            Error::BadMagic,
-        )
-        .ok()
-        .and_then(|r| self.bytes.get(r))
-        .unwrap_or(&[])
+        span(d.offset.get(), d.length.get(), self.bytes.len(), Error::BadMagic)
+            .ok()
+            .and_then(|r| self.bytes.get(r))
+            .unwrap_or(&[])
     }
 
     /// The container's bytes.
@@ -520,10 +432,7 @@ impl<'a> Container<'a> {
     /// `(major, minor)` version of the file.
     #[must_use]
     pub fn version(&self) -> (u16, u16) {
-        (
-            self.header.version_major.get(),
-            self.header.version_minor.get(),
-        )
+        (self.header.version_major.get(), self.header.version_minor.get())
     }
 
     /// Compatible-feature flags as stored (bits this crate does not know are kept, not interpreted).
@@ -567,10 +476,7 @@ impl<'a> Container<'a> {
     #[must_use]
     pub fn get(&self, name: &str) -> Option<Entry<'a>> {
         let wanted = name.as_bytes();
-        let position = self
-            .index
-            .binary_search_by(|slot| self.name_bytes(slot.get()).cmp(wanted))
-            .ok()?;
+        let position = self.index.binary_search_by(|slot| self.name_bytes(slot.get()).cmp(wanted)).ok()?;
         let entry = self.index.get(position)?.get();
         self.entry(usize::try_from(entry).ok()?)
     }
@@ -609,10 +515,7 @@ impl<'a> Container<'a> {
     }
 
     pub(crate) fn stored_checksum(&self, entry: u32) -> u32 {
-        usize::try_from(entry)
-            .ok()
-            .and_then(|i| self.checksums.get(i))
-            .map_or(0, |c| c.get())
+        usize::try_from(entry).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
     }
 }
 
@@ -625,22 +528,14 @@ struct Bounds {
 
 fn section_bytes(bytes: &[u8], b: Bounds, section: Section) -> Result<&[u8], Error> {
     let err = Error::SectionBounds { section };
-    let range = span(
-        b.offset,
-        b.end.checked_sub(b.offset).ok_or(err)?,
-        bytes.len(),
-        err,
-    )?;
+    let range = span(b.offset, b.end.checked_sub(b.offset).ok_or(err)?, bytes.len(), err)?;
     bytes.get(range).ok_or(err)
 }
 
 impl From<&SectionRef> for Bounds {
     /// The bounds of a section that [`check_sections`] accepted (so the sum cannot saturate).
     fn from(r: &SectionRef) -> Self {
-        Bounds {
-            offset: r.offset.get(),
-            end: r.offset.get().saturating_add(r.length.get()),
-        }
+        Bounds { offset: r.offset.get(), end: r.offset.get().saturating_add(r.length.get()) }
     }
 }
 
@@ -649,11 +544,7 @@ impl From<&SectionRef> for Bounds {
 fn check_sections(header: &Header) -> Result<(), Error> {
     let total = header.total_len.get();
     for (section, r) in Section::ALL.iter().zip(&header.sections) {
-        if r.offset
-            .get()
-            .checked_add(r.length.get())
-            .is_none_or(|end| end > total)
-        {
+        if r.offset.get().checked_add(r.length.get()).is_none_or(|end| end > total) {
             return Err(Error::SectionBounds { section: *section });
         }
     }
@@ -665,25 +556,14 @@ fn check_sections(header: &Header) -> Result<(), Error> {
         cursor = Bounds::from(r).end;
     }
     if cursor != total {
-        return Err(Error::SectionLayout {
-            section: Section::Trailer,
-        });
+        return Err(Error::SectionLayout { section: Section::Trailer });
     }
     let [table, index, _, _, _, trailer] = &header.sections;
     let n = u64::from(header.entry_count.get());
     let expect = [
-        (
-            Section::Table,
-            table,
-            n.checked_mul(u64::from(DESCRIPTOR_LEN)),
-        ),
+        (Section::Table, table, n.checked_mul(u64::from(DESCRIPTOR_LEN))),
         (Section::Index, index, n.checked_mul(INDEX_SLOT_LEN)),
-        (
-            Section::Trailer,
-            trailer,
-            n.checked_add(1)
-                .and_then(|k| k.checked_mul(TRAILER_SLOT_LEN)),
-        ),
+        (Section::Trailer, trailer, n.checked_add(1).and_then(|k| k.checked_mul(TRAILER_SLOT_LEN))),
     ];
     for (section, r, expected) in expect {
         if expected != Some(r.length.get()) {

@@ -2,9 +2,7 @@
 
 use std::fs;
 
-use tpack::{
-    AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables, WriteError,
-};
+use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables, WriteError};
 
 fn write(path: &std::path::Path, name: &str, payload: &[u8]) {
     let mut file = AtomicFile::create(path).unwrap();
@@ -51,15 +49,8 @@ fn an_abandoned_write_leaves_the_old_file_and_no_temporary() {
         w.declare(EntryDecl::new("x", Dtype::U8, &[4])).unwrap();
         w.write(&[1, 2]).unwrap();
         // A payload that is too long fails the writer; the file is never committed.
-        assert!(matches!(
-            w.write(&[3, 4, 5]),
-            Err(WriteError::PayloadTooLong { .. })
-        ));
-        assert_eq!(
-            temp_files(dir.path()).len(),
-            1,
-            "the temporary sits next to the destination"
-        );
+        assert!(matches!(w.write(&[3, 4, 5]), Err(WriteError::PayloadTooLong { .. })));
+        assert_eq!(temp_files(dir.path()).len(), 1, "the temporary sits next to the destination");
     }
     assert_eq!(fs::read(&path).unwrap(), before);
     assert!(temp_files(dir.path()).is_empty());
@@ -78,8 +69,12 @@ fn a_mapped_file_opens_validates_and_prefetches() {
     c.verify().unwrap();
 
     let junk = dir.path().join("junk");
-    fs::write(&junk, b"not a container at all, just some text that is long enough to hold a header, really it is; \
-        padding padding padding padding padding padding padding padding padding padding padding padding").unwrap();
+    fs::write(
+        &junk,
+        b"not a container at all, just some text that is long enough to hold a header, really it is; \
+        padding padding padding padding padding padding padding padding padding padding padding padding",
+    )
+    .unwrap();
     let err = MappedFile::open(&junk).unwrap_err();
     assert!(err.to_string().contains("R2"), "{err}");
 }

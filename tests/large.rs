@@ -99,9 +99,7 @@ fn check(sink: &SparseSink) {
     assert_eq!(header.total_len.get(), sink.len);
     assert!(sink.len > HIGH);
     let table = header.sections[0].offset.get() as usize;
-    let second = Descriptor::read_from_prefix(&sink.low[table + 104..])
-        .unwrap()
-        .0;
+    let second = Descriptor::read_from_prefix(&sink.low[table + 104..]).unwrap().0;
     let offset = second.offset.get();
     assert!(offset > HIGH, "second payload at {offset}");
     assert_eq!(offset % 4096, 0);
@@ -120,10 +118,8 @@ fn check(sink: &SparseSink) {
 #[cfg_attr(debug_assertions, ignore = "CRCs 4 GiB: run with --release")]
 fn offsets_past_4_gib_work_with_both_writers() {
     let mut seek = SeekWriter::new(SparseSink::default(), VecTables::new());
-    seek.declare(EntryDecl::open_ended("big", Dtype::Raw))
-        .unwrap();
-    seek.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096))
-        .unwrap();
+    seek.declare(EntryDecl::open_ended("big", Dtype::Raw)).unwrap();
+    seek.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096)).unwrap();
     feed(|c| seek.write(c));
     seek.end_entry().unwrap();
     seek.write_entry(TAIL).unwrap();
@@ -131,10 +127,8 @@ fn offsets_past_4_gib_work_with_both_writers() {
     check(&seek);
 
     let mut pipe = StreamWriter::new(NoSeek(SparseSink::default()), VecTables::new());
-    pipe.declare(EntryDecl::new("big", Dtype::Raw, &[BIG]))
-        .unwrap();
-    pipe.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096))
-        .unwrap();
+    pipe.declare(EntryDecl::new("big", Dtype::Raw, &[BIG])).unwrap();
+    pipe.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096)).unwrap();
     feed(|c| pipe.write(c));
     pipe.end_entry().unwrap();
     pipe.write_entry(TAIL).unwrap();

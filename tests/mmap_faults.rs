@@ -16,12 +16,7 @@ fn faults_to_open_and_parse(payload: usize) -> u64 {
     let mut file = AtomicFile::create(&path).unwrap();
     let mut w = SeekWriter::new(file.sink(), VecTables::new());
     for i in 0..4 {
-        w.declare(EntryDecl::new(
-            &format!("layer{i}"),
-            Dtype::U8,
-            &[payload as u64 / 4],
-        ))
-        .unwrap();
+        w.declare(EntryDecl::new(&format!("layer{i}"), Dtype::U8, &[payload as u64 / 4])).unwrap();
     }
     let chunk = vec![1u8; 1 << 20];
     for _ in 0..4 {
@@ -54,9 +49,6 @@ fn opening_faults_do_not_grow_with_the_payload() {
     let large = faults_to_open_and_parse(256 << 20);
     eprintln!("page faults to open + parse: 1 MiB payload {small}, 256 MiB payload {large}");
     // 256 MiB is 65,536 pages; reading it all would fault thousands of times even with fault-around.
-    assert!(
-        large <= small + 16,
-        "1 MiB: {small} faults, 256 MiB: {large} faults"
-    );
+    assert!(large <= small + 16, "1 MiB: {small} faults, 256 MiB: {large} faults");
     assert!(large < 64, "256 MiB: {large} faults");
 }

@@ -42,20 +42,13 @@ fn length_of(dtype: Dtype, shape: &[u64]) -> u64 {
     let count: u64 = shape.iter().product();
     match dtype.storage().unwrap() {
         Storage::Element(size) => count * size,
-        Storage::Block {
-            block_elems,
-            block_bytes,
-        } => count / block_elems * block_bytes,
+        Storage::Block { block_elems, block_bytes } => count / block_elems * block_bytes,
         Storage::Bytes => count,
     }
 }
 
 fn entry_strategy() -> impl Strategy<Value = EntryModel> {
-    let dtypes: Vec<Dtype> = Dtype::ALL
-        .iter()
-        .copied()
-        .filter(|d| *d != Dtype::Container)
-        .collect();
+    let dtypes: Vec<Dtype> = Dtype::ALL.iter().copied().filter(|d| *d != Dtype::Container).collect();
     (
         "[a-zA-Z0-9._/é-]{1,12}",
         proptest::sample::select(dtypes),
@@ -79,17 +72,8 @@ fn entry_strategy() -> impl Strategy<Value = EntryModel> {
                 shape.push(3);
             }
             let len = length_of(dtype, &shape) as usize;
-            let data = (0..len)
-                .map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8)
-                .collect();
-            EntryModel {
-                name,
-                dtype,
-                shape,
-                alignment: 1 << align_log2,
-                target,
-                data,
-            }
+            let data = (0..len).map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8).collect();
+            EntryModel { name, dtype, shape, alignment: 1 << align_log2, target, data }
         })
 }
 
@@ -123,8 +107,7 @@ fn container_strategy() -> impl Strategy<Value = (Vec<EntryModel>, Vec<(String, 
 fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
     let mut b = Builder::new();
     for e in entries {
-        let mut new =
-            NewEntry::new(&e.name, e.dtype, &e.shape, &e.data).with_alignment(e.alignment);
+        let mut new = NewEntry::new(&e.name, e.dtype, &e.shape, &e.data).with_alignment(e.alignment);
         if let Some(t) = e.target {
             new = new.with_target(t);
         }
@@ -188,14 +171,7 @@ fn check_matches(c: &Container<'_>, entries: &[EntryModel], meta: &[(String, Met
 fn touch_everything(c: &Container<'_>) {
     let _ = c.verify();
     for e in c.entries() {
-        let _ = (
-            e.name(),
-            e.dtype(),
-            e.shape().elements(),
-            e.alignment(),
-            e.target(),
-            e.range(),
-        );
+        let _ = (e.name(), e.dtype(), e.shape().elements(), e.alignment(), e.target(), e.range());
         let _ = (e.payload().len(), e.checksum(), e.verify());
         let _ = e.le::<tpack::zerocopy::little_endian::F32>();
         let _ = e.native::<f32>();

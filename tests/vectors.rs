@@ -16,11 +16,7 @@ fn vectors_dir() -> PathBuf {
 }
 
 fn file_of(case: &cases::Case) -> String {
-    let dir = if case.rule.is_some() {
-        "invalid"
-    } else {
-        "valid"
-    };
+    let dir = if case.rule.is_some() { "invalid" } else { "valid" };
     format!("{dir}/{}.tpack", case.name)
 }
 
@@ -35,8 +31,7 @@ fn manifest() -> Value {
         .iter()
         .map(|case| match case.rule {
             None => {
-                let container =
-                    validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                let container = validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
                 json!({"file": file_of(case), "valid": true, "description": case.description,
                        "decoding": decode(&container)})
             }
@@ -66,28 +61,17 @@ fn vectors_match_checked_in_files() {
         if bless {
             fs::write(&path, &case.bytes).unwrap();
         }
-        let on_disk = fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run with TPACK_BLESS=1)", path.display()));
-        assert!(
-            on_disk == case.bytes,
-            "{} differs from what the generator builds",
-            path.display()
-        );
+        let on_disk =
+            fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run with TPACK_BLESS=1)", path.display()));
+        assert!(on_disk == case.bytes, "{} differs from what the generator builds", path.display());
     }
     let on_disk = fs::read_to_string(dir.join("manifest.json")).unwrap();
-    assert_eq!(
-        on_disk, manifest_text,
-        "manifest.json is stale (run with TPACK_BLESS=1)"
-    );
+    assert_eq!(on_disk, manifest_text, "manifest.json is stale (run with TPACK_BLESS=1)");
     // No stray vector files that the manifest does not list.
     for sub in ["valid", "invalid"] {
         for file in fs::read_dir(dir.join(sub)).unwrap() {
             let path = file.unwrap().path();
-            assert!(
-                expected_files.contains(&path),
-                "{} is not in the manifest",
-                path.display()
-            );
+            assert!(expected_files.contains(&path), "{} is not in the manifest", path.display());
         }
     }
 }
@@ -109,15 +93,8 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
             let c = result.unwrap_or_else(|e| panic!("{}: {e}", v["file"]));
             assert_eq!(decode(&c), v["decoding"], "{}", v["file"]);
         } else {
-            let err = result
-                .err()
-                .unwrap_or_else(|| panic!("{} parsed", v["file"]));
-            assert_eq!(
-                err.rule().id(),
-                v["rule"].as_str().unwrap(),
-                "{}",
-                v["file"]
-            );
+            let err = result.err().unwrap_or_else(|| panic!("{} parsed", v["file"]));
+            assert_eq!(err.rule().id(), v["rule"].as_str().unwrap(), "{}", v["file"]);
         }
     }
 }
@@ -126,10 +103,7 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
 fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
     let all = cases::all();
     for rule in tpack::Rule::ALL {
-        assert!(
-            all.iter().any(|c| c.rule == Some(*rule)),
-            "no vector for {rule}"
-        );
+        assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
     }
     let all_dtypes = all.iter().find(|c| c.name == "all-dtypes").unwrap();
     let c = Container::parse(&all_dtypes.bytes).unwrap();
@@ -147,24 +121,13 @@ fn example_decoding_matches_the_model() {
     let names: Vec<_> = c.entries().map(|e| e.name()).collect();
     assert_eq!(
         names,
-        [
-            "embed.weight",
-            "layers.0.attn.q",
-            "layers.0.ffn.q8",
-            "boot.code",
-            "norm.eps",
-            "empty"
-        ]
+        ["embed.weight", "layers.0.attn.q", "layers.0.ffn.q8", "boot.code", "norm.eps", "empty"]
     );
     let w = c.get("embed.weight").unwrap();
     assert_eq!(w.shape().dims(), [4, 8]);
     assert_eq!(w.offset() % 64, 0);
-    let values: Vec<f32> = w
-        .le::<tpack::zerocopy::little_endian::F32>()
-        .unwrap()
-        .iter()
-        .map(|v| v.get())
-        .collect();
+    let values: Vec<f32> =
+        w.le::<tpack::zerocopy::little_endian::F32>().unwrap().iter().map(|v| v.get()).collect();
     assert_eq!(values[..3], [-3.0, -2.5, -2.0]);
     let code = c.get("boot.code").unwrap();
     assert_eq!(code.target(), Some(0x2000_0000));
@@ -182,10 +145,7 @@ fn example_decoding_matches_the_model() {
         other => panic!("{other:?}"),
     }
     let keys: Vec<_> = c.metadata().map(|(k, _)| k).collect();
-    assert_eq!(
-        keys,
-        ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]
-    );
+    assert_eq!(keys, ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]);
 }
 
 /// Every valid vector of minor version 0 is exactly what the streaming writers produce from its content, so
@@ -201,18 +161,15 @@ fn valid_vectors_are_what_the_writers_produce() {
         if c.version().1 != 0 {
             continue; // The writers write minor 0 only.
         }
-        let owned: Vec<(String, OwnedValue)> = c
-            .metadata()
-            .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
-            .collect();
+        let owned: Vec<(String, OwnedValue)> =
+            c.metadata().map(|(k, v)| (k.to_owned(), OwnedValue::from(v))).collect();
         let mut seek = SeekWriter::new(MemSink::default(), VecTables::new());
         let mut pipe = StreamWriter::new(PipeSink::default(), VecTables::new());
         seek.set_compat_flags(c.compat_flags());
         pipe.set_compat_flags(c.compat_flags());
         let shapes: Vec<_> = c.entries().map(|e| e.shape()).collect();
         for (e, shape) in c.entries().zip(&shapes) {
-            let mut d =
-                EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
+            let mut d = EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
             d.target = e.target();
             seek.declare(d).unwrap();
             pipe.declare(d).unwrap();
@@ -225,18 +182,8 @@ fn valid_vectors_are_what_the_writers_produce() {
             seek.write_entry(e.payload()).unwrap();
             pipe.write_entry(e.payload()).unwrap();
         }
-        assert_eq!(
-            seek.finish().unwrap().bytes,
-            case.bytes,
-            "{}: seekable writer",
-            case.name
-        );
-        assert_eq!(
-            pipe.finish().unwrap().0.bytes,
-            case.bytes,
-            "{}: one-pass writer",
-            case.name
-        );
+        assert_eq!(seek.finish().unwrap().bytes, case.bytes, "{}: seekable writer", case.name);
+        assert_eq!(pipe.finish().unwrap().0.bytes, case.bytes, "{}: one-pass writer", case.name);
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} vectors checked");
@@ -267,9 +214,8 @@ fn valid_vectors_are_what_the_writers_produce() {
                 MetaValue::F64Array(a) => Self::F64s(a.iter().map(|v| v.get()).collect()),
                 MetaValue::StringArray(items) => {
                     // Leaked once per test run so that `as_value` can lend `&[&str]`.
-                    let strs: Vec<&'static str> = items
-                        .map(|s| &*Box::leak(s.to_owned().into_boxed_str()))
-                        .collect();
+                    let strs: Vec<&'static str> =
+                        items.map(|s| &*Box::leak(s.to_owned().into_boxed_str())).collect();
                     Self::Strs(strs)
                 }
                 other => panic!("{other:?}"),

@@ -6,8 +6,8 @@ mod support;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::{
-    Builder, Container, Dtype, EntryDecl, HeaplessTables, NewEntry, SeekWriter, StreamWriter,
-    Table, Value, VecTables, WriteError,
+    Builder, Container, Dtype, EntryDecl, HeaplessTables, NewEntry, SeekWriter, StreamWriter, Table, Value,
+    VecTables, WriteError,
 };
 
 #[derive(Clone, Debug)]
@@ -65,8 +65,7 @@ fn decl(item: &Item, open_ended: bool) -> EntryDecl<'_> {
     d
 }
 
-const META: &[(&str, Value<'static>)] =
-    &[("layers", Value::U64(2)), ("arch", Value::String("toy"))];
+const META: &[(&str, Value<'static>)] = &[("layers", Value::U64(2)), ("arch", Value::String("toy"))];
 
 fn builder_bytes(items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new();
@@ -136,7 +135,7 @@ fn both_writers_produce_the_builders_bytes() {
         let mut sink = MemSink::default();
         seek_write(&items, &mut sink, chunk).unwrap();
         assert_eq!(sink.bytes, expected, "seekable, chunk {chunk}");
-        assert_eq!(sink.seeks, 1, "one seek back to patch the prefix");
+        assert_eq!(sink.seeks, 2, "one seek back to patch the prefix, one to write the magic last");
         let mut pipe = PipeSink::default();
         stream_write(&items, &mut pipe, chunk).unwrap();
         assert_eq!(pipe.0.bytes, expected, "one-pass, chunk {chunk}");
@@ -157,19 +156,13 @@ fn an_io_failure_at_any_byte_is_an_error_and_leaves_no_valid_file() {
         let mut sink = MemSink::failing_at(k);
         let err = seek_write(&items, &mut sink, 5).expect_err("the sink failed");
         assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
-        assert!(
-            !valid(&sink.bytes),
-            "seekable writer left a valid file after failing at byte {k}"
-        );
+        assert!(!valid(&sink.bytes), "seekable writer left a valid file after failing at byte {k}");
     }
     for k in 0..total_stream {
         let mut sink = PipeSink(MemSink::failing_at(k));
         let err = stream_write(&items, &mut sink, 5).expect_err("the sink failed");
         assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
-        assert!(
-            !valid(&sink.0.bytes),
-            "one-pass writer left a valid file after failing at byte {k}"
-        );
+        assert!(!valid(&sink.0.bytes), "one-pass writer left a valid file after failing at byte {k}");
     }
 }
 
@@ -181,10 +174,7 @@ fn after_an_error_the_writer_refuses_further_use() {
     assert!(matches!(w.write(&[1, 2, 3, 4]), Err(WriteError::Io(_))));
     assert_eq!(w.write(&[1]), Err(WriteError::Poisoned));
     assert_eq!(w.end_entry(), Err(WriteError::Poisoned));
-    assert_eq!(
-        w.declare(EntryDecl::new("b", Dtype::U8, &[1])),
-        Err(WriteError::Poisoned)
-    );
+    assert_eq!(w.declare(EntryDecl::new("b", Dtype::U8, &[1])), Err(WriteError::Poisoned));
     assert!(matches!(w.finish(), Err(WriteError::Poisoned)));
 }
 
@@ -197,13 +187,7 @@ fn a_payload_longer_than_its_shape_is_refused() {
     let mut w = seek_writer();
     w.declare(EntryDecl::new("a", Dtype::U16, &[2])).unwrap();
     w.write(&[1, 2, 3]).unwrap();
-    assert_eq!(
-        w.write(&[4, 5]),
-        Err(WriteError::PayloadTooLong {
-            entry: 0,
-            expected: 4
-        })
-    );
+    assert_eq!(w.write(&[4, 5]), Err(WriteError::PayloadTooLong { entry: 0, expected: 4 }));
     assert_eq!(w.write(&[4]), Err(WriteError::Poisoned));
 }
 
@@ -212,14 +196,7 @@ fn a_payload_shorter_than_its_shape_is_refused() {
     let mut w = seek_writer();
     w.declare(EntryDecl::new("a", Dtype::U16, &[2])).unwrap();
     w.write(&[1, 2, 3]).unwrap();
-    assert_eq!(
-        w.end_entry(),
-        Err(WriteError::PayloadTooShort {
-            entry: 0,
-            expected: 4,
-            written: 3
-        })
-    );
+    assert_eq!(w.end_entry(), Err(WriteError::PayloadTooShort { entry: 0, expected: 4, written: 3 }));
 }
 
 #[test]
@@ -230,10 +207,7 @@ fn duplicate_names_are_refused_before_any_payload_byte() {
     w.declare(EntryDecl::new("other", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("same", Dtype::U8, &[1])).unwrap();
     let err = w.write(&[1]).unwrap_err();
-    assert!(
-        matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::DuplicateName),
-        "{err:?}"
-    );
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::DuplicateName), "{err:?}");
     drop(w);
     assert!(pipe.0.bytes.is_empty());
 }
@@ -244,49 +218,28 @@ fn duplicate_metadata_keys_are_refused() {
     w.meta("k", Value::U64(1)).unwrap();
     w.meta("k", Value::U64(2)).unwrap();
     let err = w.finish().unwrap_err();
-    assert!(
-        matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::MetaDuplicateKey),
-        "{err:?}"
-    );
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::MetaDuplicateKey), "{err:?}");
 }
 
 #[test]
 fn bad_declarations_name_their_rule() {
     use tpack::Rule::*;
     let cases: Vec<(EntryDecl<'static>, tpack::Rule)> = vec![
-        (
-            EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(3),
-            BadAlignment,
-        ),
-        (
-            EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(0),
-            BadAlignment,
-        ),
-        (
-            EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(1 << 17),
-            BadAlignment,
-        ),
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(3), BadAlignment),
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(0), BadAlignment),
+        (EntryDecl::new("a", Dtype::U8, &[1]).with_alignment(1 << 17), BadAlignment),
         (EntryDecl::new("", Dtype::U8, &[1]), NameLength),
         (EntryDecl::new("a", Dtype::U8, &[1; 9]), RankTooLarge),
-        (
-            EntryDecl::new("a", Dtype::F32, &[1 << 63, 2]),
-            ShapeOverflow,
-        ),
+        (EntryDecl::new("a", Dtype::F32, &[1 << 63, 2]), ShapeOverflow),
         (EntryDecl::new("a", Dtype::Q4_0, &[31]), BlockShape),
         (EntryDecl::new("a", Dtype::Raw, &[2, 2]), ByteShape),
         (EntryDecl::new("a", Dtype::Unknown(99), &[1]), UnknownDtype),
-        (
-            EntryDecl::new("a", Dtype::U8, &[16]).with_target(u64::MAX - 4),
-            TargetOverflow,
-        ),
+        (EntryDecl::new("a", Dtype::U8, &[16]).with_target(u64::MAX - 4), TargetOverflow),
     ];
     for (d, rule) in cases {
         let mut w = seek_writer();
         let err = w.declare(d).unwrap_err();
-        assert!(
-            matches!(err, WriteError::Format(e) if e.rule() == rule),
-            "{d:?}: {err:?}"
-        );
+        assert!(matches!(err, WriteError::Format(e) if e.rule() == rule), "{d:?}: {err:?}");
     }
     let mut w = seek_writer();
     assert_eq!(
@@ -298,14 +251,10 @@ fn bad_declarations_name_their_rule() {
 #[test]
 fn an_open_ended_target_that_overflows_is_refused_at_its_end() {
     let mut w = seek_writer();
-    w.declare(EntryDecl::open_ended("seg", Dtype::Raw).with_target(u64::MAX - 2))
-        .unwrap();
+    w.declare(EntryDecl::open_ended("seg", Dtype::Raw).with_target(u64::MAX - 2)).unwrap();
     w.write(&[0; 8]).unwrap();
     let err = w.end_entry().unwrap_err();
-    assert!(
-        matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::TargetOverflow),
-        "{err:?}"
-    );
+    assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::TargetOverflow), "{err:?}");
 }
 
 #[test]
@@ -321,10 +270,7 @@ fn declaring_after_payloads_began_is_refused() {
     let mut w = seek_writer();
     w.declare(EntryDecl::new("a", Dtype::U8, &[2])).unwrap();
     w.write(&[1]).unwrap();
-    assert_eq!(
-        w.declare(EntryDecl::new("b", Dtype::U8, &[1])),
-        Err(WriteError::AlreadyStarted)
-    );
+    assert_eq!(w.declare(EntryDecl::new("b", Dtype::U8, &[1])), Err(WriteError::AlreadyStarted));
 }
 
 #[test]
@@ -334,13 +280,7 @@ fn finishing_early_is_refused_and_leaves_no_valid_file() {
     w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
     w.write_entry(&[1]).unwrap();
-    assert!(matches!(
-        w.finish(),
-        Err(WriteError::EntriesMissing {
-            written: 1,
-            declared: 2
-        })
-    ));
+    assert!(matches!(w.finish(), Err(WriteError::EntriesMissing { written: 1, declared: 2 })));
     assert!(!valid(&sink.bytes));
 }
 
@@ -348,8 +288,7 @@ fn finishing_early_is_refused_and_leaves_no_valid_file() {
 fn the_one_pass_writer_needs_every_length() {
     let mut pipe = PipeSink::default();
     let mut w = StreamWriter::new(&mut pipe, VecTables::new());
-    w.declare(EntryDecl::open_ended("code", Dtype::Raw))
-        .unwrap();
+    w.declare(EntryDecl::open_ended("code", Dtype::Raw)).unwrap();
     assert_eq!(w.write(&[1]), Err(WriteError::UnknownLength { entry: 0 }));
 }
 
@@ -358,10 +297,7 @@ fn fixed_capacity_storage_reports_when_full() {
     let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<2, 16>::new());
     w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
-    assert_eq!(
-        w.declare(EntryDecl::new("c", Dtype::U8, &[1])),
-        Err(WriteError::Capacity(Table::Entries))
-    );
+    assert_eq!(w.declare(EntryDecl::new("c", Dtype::U8, &[1])), Err(WriteError::Capacity(Table::Entries)));
 
     let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 8>::new());
     assert_eq!(
@@ -370,10 +306,7 @@ fn fixed_capacity_storage_reports_when_full() {
     );
 
     let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 24>::new());
-    assert_eq!(
-        w.meta("key", Value::String("a value too long")),
-        Err(WriteError::Capacity(Table::MetaBytes))
-    );
+    assert_eq!(w.meta("key", Value::String("a value too long")), Err(WriteError::Capacity(Table::MetaBytes)));
 }
 
 #[test]
@@ -396,14 +329,7 @@ fn fixed_capacity_storage_writes_the_same_bytes() {
 }
 
 fn item_strategy() -> impl Strategy<Value = Item> {
-    let dtypes = vec![
-        Dtype::U8,
-        Dtype::F32,
-        Dtype::I64,
-        Dtype::Q4_0,
-        Dtype::Raw,
-        Dtype::BF16,
-    ];
+    let dtypes = vec![Dtype::U8, Dtype::F32, Dtype::I64, Dtype::Q4_0, Dtype::Raw, Dtype::BF16];
     (
         "[a-z]{1,6}",
         proptest::sample::select(dtypes),
@@ -413,38 +339,34 @@ fn item_strategy() -> impl Strategy<Value = Item> {
         any::<bool>(),
         any::<u8>(),
     )
-        .prop_map(
-            |(name, dtype, mut shape, align_log2, target, open_ended, seed)| {
-                let count: u64 = match dtype {
-                    Dtype::Q4_0 => {
-                        *shape.last_mut().unwrap() *= 32;
-                        shape.iter().product::<u64>() / 32 * 18
-                    }
-                    Dtype::Raw => {
-                        shape.truncate(1);
-                        shape[0]
-                    }
-                    _ => {
-                        shape.iter().product::<u64>()
-                            * dtype.storage().map_or(1, |s| match s {
-                                tpack::format::Storage::Element(n) => n,
-                                _ => 1,
-                            })
-                    }
-                };
-                Item {
-                    name,
-                    dtype,
-                    shape,
-                    alignment: 1 << align_log2,
-                    target,
-                    data: (0..count as usize)
-                        .map(|i| (i as u8).wrapping_add(seed))
-                        .collect(),
-                    open_ended: open_ended && dtype == Dtype::Raw,
+        .prop_map(|(name, dtype, mut shape, align_log2, target, open_ended, seed)| {
+            let count: u64 = match dtype {
+                Dtype::Q4_0 => {
+                    *shape.last_mut().unwrap() *= 32;
+                    shape.iter().product::<u64>() / 32 * 18
                 }
-            },
-        )
+                Dtype::Raw => {
+                    shape.truncate(1);
+                    shape[0]
+                }
+                _ => {
+                    shape.iter().product::<u64>()
+                        * dtype.storage().map_or(1, |s| match s {
+                            tpack::format::Storage::Element(n) => n,
+                            _ => 1,
+                        })
+                }
+            };
+            Item {
+                name,
+                dtype,
+                shape,
+                alignment: 1 << align_log2,
+                target,
+                data: (0..count as usize).map(|i| (i as u8).wrapping_add(seed)).collect(),
+                open_ended: open_ended && dtype == Dtype::Raw,
+            }
+        })
 }
 
 proptest! {
@@ -474,5 +396,19 @@ proptest! {
             prop_assert_eq!(shape.dims(), &i.shape[..]);
             prop_assert_eq!(e.target(), i.target);
         }
+    }
+}
+
+/// Fuzz regression (`writer` target): a seekable writer of an empty container whose sink failed at byte 315,
+/// inside the last header bytes — which equal the zero placeholder — used to leave a file that parsed as valid
+/// although `finish` had failed. The magic is now written last.
+#[test]
+fn regression_failure_in_the_last_header_bytes_leaves_no_valid_file() {
+    let mut full = MemSink::default();
+    SeekWriter::new(&mut full, VecTables::new()).finish().unwrap();
+    for k in 0..full.written {
+        let mut sink = MemSink::failing_at(k);
+        assert!(SeekWriter::new(&mut sink, VecTables::new()).finish().is_err());
+        assert!(!valid(&sink.bytes), "failing at byte {k} left a valid file");
     }
 }

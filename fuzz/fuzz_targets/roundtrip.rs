@@ -13,9 +13,7 @@ struct Input {
     chunk: u8,
 }
 
-fn value(m: &MetaModel, strs: &mut Vec<Vec<&'static str>>) -> Value<'static> {
-    // The models are leaked: a fuzz iteration is short and the values must outlive the writer.
-    let m: &'static MetaModel = Box::leak(Box::new(m.clone()));
+fn value<'a>(m: &'a MetaModel, strs: &'a [&'a str]) -> Value<'a> {
     match m {
         MetaModel::U64(v) => Value::U64(*v),
         MetaModel::I64(v) => Value::I64(*v),
@@ -26,10 +24,7 @@ fn value(m: &MetaModel, strs: &mut Vec<Vec<&'static str>>) -> Value<'static> {
         MetaModel::U64s(a) => Value::U64Array(a),
         MetaModel::I64s(a) => Value::I64Array(a),
         MetaModel::F64s(a) => Value::F64Array(a),
-        MetaModel::Strings(a) => {
-            strs.push(a.iter().map(String::as_str).collect());
-            Value::StringArray(Box::leak(strs.last().unwrap().clone().into_boxed_slice()))
-        }
+        MetaModel::Strings(_) => Value::StringArray(strs),
     }
 }
 
@@ -50,7 +45,14 @@ fn same(m: &MetaModel, v: MetaValue<'_>) -> bool {
 }
 
 fuzz_target!(|input: Input| {
-    let mut strs = Vec::new();
+    let strs: Vec<Vec<&str>> = input
+        .meta
+        .iter()
+        .map(|(_, m)| match m {
+            MetaModel::Strings(a) => a.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     let mut w = StreamWriter::new(Vec::new(), VecTables::new());
     let mut payloads = Vec::new();
     let mut shapes = Vec::new();
@@ -68,8 +70,8 @@ fuzz_target!(|input: Input| {
             return;
         }
     }
-    for (k, m) in &input.meta {
-        if w.meta(k, value(m, &mut strs)).is_err() {
+    for ((k, m), strs) in input.meta.iter().zip(&strs) {
+        if w.meta(k, value(m, strs)).is_err() {
             return;
         }
     }

@@ -33,14 +33,7 @@ impl<'a> NewEntry<'a> {
     /// An entry with the default alignment (64) and no target.
     #[must_use]
     pub fn new(name: &'a str, dtype: Dtype, shape: &'a [u64], data: &'a [u8]) -> Self {
-        Self {
-            name,
-            dtype,
-            shape,
-            alignment: DEFAULT_ALIGNMENT,
-            target: None,
-            data,
-        }
+        Self { name, dtype, shape, alignment: DEFAULT_ALIGNMENT, target: None, data }
     }
 
     /// The same entry with another alignment.
@@ -52,10 +45,7 @@ impl<'a> NewEntry<'a> {
     /// The same entry with a load address.
     #[must_use]
     pub fn with_target(self, target: u64) -> Self {
-        Self {
-            target: Some(target),
-            ..self
-        }
+        Self { target: Some(target), ..self }
     }
 }
 
@@ -87,10 +77,7 @@ impl Builder {
     /// An empty builder.
     #[must_use]
     pub fn new() -> Self {
-        Self {
-            writer: StreamWriter::new(Vec::new(), VecTables::new()),
-            payloads: Vec::new(),
-        }
+        Self { writer: StreamWriter::new(Vec::new(), VecTables::new()), payloads: Vec::new() }
     }
 
     /// Sets the compatible-feature flags to write (none are defined in 1.0).
@@ -109,10 +96,7 @@ impl Builder {
         let stored = u64::try_from(e.data.len()).unwrap_or(u64::MAX);
         if let Ok(Some(expected)) = expected_length(entry, e.dtype, e.shape.iter().copied()) {
             if expected != stored {
-                return Err(WriteError::Format(Error::LengthMismatch {
-                    entry,
-                    expected,
-                }));
+                return Err(WriteError::Format(Error::LengthMismatch { entry, expected }));
             }
         }
         let mut decl = EntryDecl::new(e.name, e.dtype, e.shape).with_alignment(e.alignment);
@@ -127,11 +111,7 @@ impl Builder {
     /// # Errors
     /// [`WriteError::Format`] for an empty or over-long key or a value too large for the pool. Duplicate keys
     /// are reported by [`Builder::finish`].
-    pub fn meta(
-        &mut self,
-        key: &str,
-        value: Value<'_>,
-    ) -> Result<&mut Self, WriteError<Infallible>> {
+    pub fn meta(&mut self, key: &str, value: Value<'_>) -> Result<&mut Self, WriteError<Infallible>> {
         self.writer.meta(key, value)?;
         Ok(self)
     }

@@ -64,36 +64,18 @@ impl<E: fmt::Debug> fmt::Display for WriteError<E> {
             WriteError::Io(e) => write!(f, "the output failed: {e:?}"),
             WriteError::Format(e) => write!(f, "the container would be invalid: {e}"),
             WriteError::Capacity(table) => write!(f, "the writer's {table:?} storage is full"),
-            WriteError::TooManyEntries => {
-                f.write_str("payload bytes written after the last declared entry")
-            }
+            WriteError::TooManyEntries => f.write_str("payload bytes written after the last declared entry"),
             WriteError::PayloadTooLong { entry, expected } => {
-                write!(
-                    f,
-                    "entry {entry}: more than the {expected} bytes its shape gives"
-                )
+                write!(f, "entry {entry}: more than the {expected} bytes its shape gives")
             }
-            WriteError::PayloadTooShort {
-                entry,
-                expected,
-                written,
-            } => {
-                write!(
-                    f,
-                    "entry {entry}: {written} bytes written, its shape gives {expected}"
-                )
+            WriteError::PayloadTooShort { entry, expected, written } => {
+                write!(f, "entry {entry}: {written} bytes written, its shape gives {expected}")
             }
             WriteError::UnknownLength { entry } => {
-                write!(
-                    f,
-                    "entry {entry}: the one-pass writer needs every payload length up front"
-                )
+                write!(f, "entry {entry}: the one-pass writer needs every payload length up front")
             }
             WriteError::UnsizedNotBytes { entry } => {
-                write!(
-                    f,
-                    "entry {entry}: only RAW and CONTAINER entries may be declared without a shape"
-                )
+                write!(f, "entry {entry}: only RAW and CONTAINER entries may be declared without a shape")
             }
             WriteError::EntriesMissing { written, declared } => {
                 write!(f, "finished after {written} of {declared} declared entries")

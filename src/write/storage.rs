@@ -79,11 +79,8 @@ pub struct Tables<D, B, W> {
 /// Fixed-capacity bookkeeping for `no_std` without an allocator: up to `ENTRIES` entries and metadata
 /// records, and up to `BYTES` bytes of names and (separately) of encoded metadata. Running out is
 /// [`crate::WriteError::Capacity`], never a panic. Its size is about `ENTRIES × 116 + 2 × BYTES` bytes.
-pub type HeaplessTables<const ENTRIES: usize, const BYTES: usize> = Tables<
-    heapless::Vec<Descriptor, ENTRIES>,
-    heapless::Vec<u8, BYTES>,
-    heapless::Vec<u32, ENTRIES>,
->;
+pub type HeaplessTables<const ENTRIES: usize, const BYTES: usize> =
+    Tables<heapless::Vec<Descriptor, ENTRIES>, heapless::Vec<u8, BYTES>, heapless::Vec<u32, ENTRIES>>;
 
 /// Unbounded bookkeeping on the heap.
 #[cfg(feature = "alloc")]

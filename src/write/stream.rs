@@ -13,10 +13,9 @@ use super::storage::{extend, Buf, Table, Tables};
 use crate::checksum::Crc32;
 use crate::error::Error;
 use crate::format::{
-    Descriptor, Dtype, Header, MetaRecord, MetaType, Section, SectionRef, Storage,
-    DEFAULT_ALIGNMENT, DESCRIPTOR_LEN, FLAG_HAS_TARGET, HEADER_CRC_OFFSET, HEADER_LEN_V1,
-    INDEX_SLOT_LEN, MAGIC, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_RANK, META_RECORD_LEN,
-    TRAILER_SLOT_LEN, VERSION_MAJOR, VERSION_MINOR,
+    Descriptor, Dtype, Header, MetaRecord, MetaType, Section, SectionRef, Storage, DEFAULT_ALIGNMENT,
+    DESCRIPTOR_LEN, FLAG_HAS_TARGET, HEADER_CRC_OFFSET, HEADER_LEN_V1, INDEX_SLOT_LEN, MAGIC, MAX_ALIGNMENT,
+    MAX_KEY_LEN, MAX_NAME_LEN, MAX_RANK, META_RECORD_LEN, TRAILER_SLOT_LEN, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::read::expected_length;
 use crate::write::Value;
@@ -48,25 +47,13 @@ impl<'a> EntryDecl<'a> {
     /// An entry of known shape, with the default alignment (64) and no target.
     #[must_use]
     pub fn new(name: &'a str, dtype: Dtype, shape: &'a [u64]) -> Self {
-        Self {
-            name,
-            dtype,
-            shape: Some(shape),
-            alignment: DEFAULT_ALIGNMENT,
-            target: None,
-        }
+        Self { name, dtype, shape: Some(shape), alignment: DEFAULT_ALIGNMENT, target: None }
     }
 
     /// A `RAW` (or `CONTAINER`) entry whose length is decided by what is written to it.
     #[must_use]
     pub fn open_ended(name: &'a str, dtype: Dtype) -> Self {
-        Self {
-            name,
-            dtype,
-            shape: None,
-            alignment: DEFAULT_ALIGNMENT,
-            target: None,
-        }
+        Self { name, dtype, shape: None, alignment: DEFAULT_ALIGNMENT, target: None }
     }
 
     /// The same entry with another alignment.
@@ -78,10 +65,7 @@ impl<'a> EntryDecl<'a> {
     /// The same entry with a load address.
     #[must_use]
     pub fn with_target(self, target: u64) -> Self {
-        Self {
-            target: Some(target),
-            ..self
-        }
+        Self { target: Some(target), ..self }
     }
 }
 
@@ -118,9 +102,7 @@ fn to_u64(n: usize) -> u64 {
 }
 
 fn too_big<E>() -> WriteError<E> {
-    WriteError::Format(Error::SectionBounds {
-        section: Section::Payloads,
-    })
+    WriteError::Format(Error::SectionBounds { section: Section::Payloads })
 }
 
 fn align_up(value: u64, alignment: u32) -> Option<u64> {
@@ -137,10 +119,7 @@ struct Item<'a> {
 }
 
 fn item_at(bytes: &[u8], start: u32) -> Item<'_> {
-    let rest = usize::try_from(start)
-        .ok()
-        .and_then(|s| bytes.get(s..))
-        .unwrap_or(&[]);
+    let rest = usize::try_from(start).ok().and_then(|s| bytes.get(s..)).unwrap_or(&[]);
     let field = |at: usize, len: usize| rest.get(at..at.saturating_add(len)).unwrap_or(&[]);
     let key_len = usize::from(u16::from_le_bytes(field(0, 2).try_into().unwrap_or([0; 2])));
     let value_type = field(2, 1).first().copied().unwrap_or(0);
@@ -149,12 +128,7 @@ fn item_at(bytes: &[u8], start: u32) -> Item<'_> {
     let value_len = usize::try_from(value_len).unwrap_or(0);
     let key = field(ITEM_HEADER, key_len);
     let value = field(ITEM_HEADER.saturating_add(key_len), value_len);
-    Item {
-        key,
-        value_type,
-        inline,
-        value,
-    }
+    Item { key, value_type, inline, value }
 }
 
 fn name_of<'a>(descriptors: &[Descriptor], names: &'a [u8], entry: u32) -> &'a [u8] {
@@ -175,9 +149,7 @@ struct PrefixCrc {
 impl PrefixCrc {
     fn update(&mut self, bytes: &[u8]) {
         let skip_start = HEADER_CRC_OFFSET.saturating_sub(self.position);
-        let skip_end = HEADER_CRC_OFFSET
-            .saturating_add(4)
-            .saturating_sub(self.position);
+        let skip_end = HEADER_CRC_OFFSET.saturating_add(4).saturating_sub(self.position);
         let (before, rest) = bytes.split_at(skip_start.min(bytes.len()));
         self.crc.update(before);
         let skipped = skip_end.saturating_sub(skip_start).min(rest.len());
@@ -236,10 +208,7 @@ where
         let entry = to_u32(self.tables.descriptors.items().len());
         let name_len = to_u32(decl.name.len());
         if name_len == 0 || name_len > MAX_NAME_LEN {
-            return Err(WriteError::Format(Error::NameLength {
-                entry,
-                len: name_len,
-            }));
+            return Err(WriteError::Format(Error::NameLength { entry, len: name_len }));
         }
         let mut dims = [U64::new(0); MAX_RANK];
         let (rank, length) = match decl.shape {
@@ -251,22 +220,17 @@ where
                 for (out, &d) in dims.iter_mut().zip(shape) {
                     *out = U64::new(d);
                 }
-                let length = expected_length(entry, decl.dtype, shape.iter().copied())
-                    .map_err(WriteError::Format)?;
-                let length = length.ok_or(WriteError::Format(Error::UnknownDtype {
-                    entry,
-                    code: decl.dtype.code(),
-                }))?;
+                let length =
+                    expected_length(entry, decl.dtype, shape.iter().copied()).map_err(WriteError::Format)?;
+                let length = length
+                    .ok_or(WriteError::Format(Error::UnknownDtype { entry, code: decl.dtype.code() }))?;
                 (rank, length)
             }
             None if decl.dtype.storage() == Some(Storage::Bytes) => (1, UNKNOWN_LENGTH),
             None => return Err(WriteError::UnsizedNotBytes { entry }),
         };
         if !decl.alignment.is_power_of_two() || decl.alignment > MAX_ALIGNMENT {
-            return Err(WriteError::Format(Error::BadAlignment {
-                entry,
-                alignment: decl.alignment,
-            }));
+            return Err(WriteError::Format(Error::BadAlignment { entry, alignment: decl.alignment }));
         }
         if length != UNKNOWN_LENGTH {
             check_target(entry, decl.target, length)?;
@@ -277,11 +241,7 @@ where
             name_len: U32::new(name_len),
             dtype: U16::new(decl.dtype.code()),
             rank,
-            flags: if decl.target.is_some() {
-                FLAG_HAS_TARGET
-            } else {
-                0
-            },
+            flags: if decl.target.is_some() { FLAG_HAS_TARGET } else { 0 },
             alignment: U32::new(decl.alignment),
             offset: U64::new(0),
             length: U64::new(length),
@@ -302,16 +262,14 @@ where
             return Err(WriteError::AlreadyStarted);
         }
         let record = to_u32(self.tables.meta_order.items().len());
-        let key_len = u16::try_from(key.len())
-            .ok()
-            .filter(|&k| k != 0 && k <= MAX_KEY_LEN);
+        let key_len = u16::try_from(key.len()).ok().filter(|&k| k != 0 && k <= MAX_KEY_LEN);
         let Some(key_len) = key_len else {
             return Err(WriteError::Format(Error::MetaKeyLength { record }));
         };
         let start = to_u32(self.tables.meta_items.items().len());
         let (value_type, inline, value_len) = value.describe();
-        let value_len = u32::try_from(value_len)
-            .map_err(|_| WriteError::Format(Error::MetaBounds { record }))?;
+        let value_len =
+            u32::try_from(value_len).map_err(|_| WriteError::Format(Error::MetaBounds { record }))?;
         let items = &mut self.tables.meta_items;
         let ok = start != u32::MAX
             && extend(items, &key_len.to_le_bytes())
@@ -341,18 +299,9 @@ where
                 return Err(WriteError::Capacity(Table::Entries));
             }
         }
-        let Tables {
-            descriptors,
-            names,
-            index,
-            meta_items,
-            meta_order,
-            ..
-        } = &mut self.tables;
+        let Tables { descriptors, names, index, meta_items, meta_order, .. } = &mut self.tables;
         let name = |entry: u32| name_of(descriptors.items(), names.items(), entry);
-        index
-            .items_mut()
-            .sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        index.items_mut().sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
         let duplicate = index.items().windows(2).find_map(|pair| match *pair {
             [a, b] if name(a) == name(b) => Some(a.max(b)),
             _ => None,
@@ -362,9 +311,7 @@ where
         }
 
         let items = meta_items.items();
-        meta_order
-            .items_mut()
-            .sort_unstable_by(|&a, &b| item_at(items, a).key.cmp(item_at(items, b).key));
+        meta_order.items_mut().sort_unstable_by(|&a, &b| item_at(items, a).key.cmp(item_at(items, b).key));
         let duplicate = meta_order.items().windows(2).position(|pair| match *pair {
             [a, b] => item_at(items, a).key == item_at(items, b).key,
             _ => false,
@@ -395,9 +342,7 @@ where
             to_u64(self.tables.meta_order.items().len()).checked_mul(u64::from(META_RECORD_LEN))?;
         for &start in self.tables.meta_order.items() {
             let item = item_at(items, start);
-            meta = meta
-                .checked_add(to_u64(item.key.len()))?
-                .checked_add(to_u64(item.value.len()))?;
+            meta = meta.checked_add(to_u64(item.key.len()))?.checked_add(to_u64(item.value.len()))?;
         }
         Some([
             n.checked_mul(u64::from(DESCRIPTOR_LEN))?,
@@ -427,12 +372,8 @@ where
             return Ok(0);
         }
         let cursor = self.cursor;
-        let d = self
-            .tables
-            .descriptors
-            .items_mut()
-            .get_mut(self.current)
-            .ok_or(WriteError::TooManyEntries)?;
+        let d =
+            self.tables.descriptors.items_mut().get_mut(self.current).ok_or(WriteError::TooManyEntries)?;
         let start = align_up(cursor, d.alignment.get()).ok_or_else(too_big)?;
         d.offset = U64::new(start);
         self.open = true;
@@ -443,19 +384,11 @@ where
     }
 
     fn check_room<E>(&self, len: usize) -> Result<(), WriteError<E>> {
-        let d = self
-            .tables
-            .descriptors
-            .items()
-            .get(self.current)
-            .ok_or(WriteError::TooManyEntries)?;
+        let d = self.tables.descriptors.items().get(self.current).ok_or(WriteError::TooManyEntries)?;
         let expected = d.length.get();
         let total = self.written.checked_add(to_u64(len)).ok_or_else(too_big)?;
         if expected != UNKNOWN_LENGTH && total > expected {
-            return Err(WriteError::PayloadTooLong {
-                entry: to_u32(self.current),
-                expected,
-            });
+            return Err(WriteError::PayloadTooLong { entry: to_u32(self.current), expected });
         }
         if total == UNKNOWN_LENGTH {
             return Err(too_big());
@@ -472,12 +405,8 @@ where
     fn close_entry<E>(&mut self) -> Result<(), WriteError<E>> {
         let entry = to_u32(self.current);
         let written = self.written;
-        let d = self
-            .tables
-            .descriptors
-            .items_mut()
-            .get_mut(self.current)
-            .ok_or(WriteError::TooManyEntries)?;
+        let d =
+            self.tables.descriptors.items_mut().get_mut(self.current).ok_or(WriteError::TooManyEntries)?;
         let expected = d.length.get();
         if expected == UNKNOWN_LENGTH {
             d.length = U64::new(written);
@@ -487,11 +416,7 @@ where
             let target = (d.flags & FLAG_HAS_TARGET != 0).then(|| d.target.get());
             check_target(entry, target, written)?;
         } else if written != expected {
-            return Err(WriteError::PayloadTooShort {
-                entry,
-                expected,
-                written,
-            });
+            return Err(WriteError::PayloadTooShort { entry, expected, written });
         }
         let crc = core::mem::take(&mut self.crc).finish();
         if !self.tables.checksums.try_push(crc) {
@@ -529,10 +454,7 @@ where
             trailer_len,
         ];
         for (slot, len) in sections.iter_mut().zip(all) {
-            *slot = SectionRef {
-                offset: U64::new(cursor),
-                length: U64::new(len),
-            };
+            *slot = SectionRef { offset: U64::new(cursor), length: U64::new(len) };
             cursor = cursor.checked_add(len)?;
         }
         Some(Header {
@@ -553,11 +475,7 @@ where
     }
 
     /// Emits the checksummed region — header, table, index, names, metadata — piece by piece.
-    fn emit_prefix<X>(
-        &self,
-        header: &Header,
-        out: &mut impl FnMut(&[u8]) -> Result<(), X>,
-    ) -> Result<(), X> {
+    fn emit_prefix<X>(&self, header: &Header, out: &mut impl FnMut(&[u8]) -> Result<(), X>) -> Result<(), X> {
         out(header.as_bytes())?;
         out(self.tables.descriptors.items().as_bytes())?;
         let mut chunk = [0u8; 256];
@@ -599,10 +517,7 @@ where
     /// The header with its checksum filled in.
     fn sealed_header<E>(&self, payload_end: u64) -> Result<Header, WriteError<E>> {
         let mut header = self.header(payload_end).ok_or_else(too_big)?;
-        let mut crc = PrefixCrc {
-            position: 0,
-            crc: Crc32::new(),
-        };
+        let mut crc = PrefixCrc { position: 0, crc: Crc32::new() };
         let _ = self.emit_prefix(&header, &mut |bytes: &[u8]| -> Result<(), ()> {
             crc.update(bytes);
             Ok(())
@@ -632,9 +547,7 @@ fn check_target<E>(entry: u32, target: Option<u64>, length: u64) -> Result<(), W
 
 fn write_zeros<S: Write>(sink: &mut S, mut count: u64) -> Result<(), S::Error> {
     while count > 0 {
-        let n = usize::try_from(count)
-            .unwrap_or(usize::MAX)
-            .min(ZEROS.len());
+        let n = usize::try_from(count).unwrap_or(usize::MAX).min(ZEROS.len());
         sink.write_all(ZEROS.get(..n).unwrap_or(&[]))?;
         count = count.saturating_sub(to_u64(n));
     }
@@ -755,10 +668,7 @@ where
 {
     /// A writer that starts at the sink's current position 0 and keeps its bookkeeping in `tables`.
     pub fn new(sink: S, tables: Tables<D, B, W>) -> Self {
-        Self {
-            sink,
-            core: Core::new(tables),
-        }
+        Self { sink, core: Core::new(tables) }
     }
 
     fn start(&mut self) -> Result<(), WriteError<S::Error>> {
@@ -775,8 +685,9 @@ where
 
     shared_writer_api!();
 
-    /// Writes the trailer, then seeks back and writes the header, table, index, names and metadata. Returns
-    /// the sink, positioned after the prefix.
+    /// Writes the trailer, then seeks back and writes the header, table, index, names and metadata — the
+    /// magic last of all, so the file becomes a container only once everything else is down. Returns the
+    /// sink, positioned after the magic.
     ///
     /// # Errors
     /// [`WriteError::EntriesMissing`] before every entry is written; I/O errors.
@@ -786,12 +697,20 @@ where
         self.core.guard(|core| {
             core.check_complete()?;
             let payload_end = core.cursor;
-            core.emit_trailer(&mut |b: &[u8]| sink.write_all(b))
-                .map_err(WriteError::Io)?;
+            core.emit_trailer(&mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)?;
             let header = core.sealed_header(payload_end)?;
+            // Everything but the magic first, the magic last: until its eight bytes are all down, the file
+            // is not a container, so a failure at any byte leaves nothing that parses as valid.
+            sink.seek(SeekFrom::Start(to_u64(MAGIC.len()))).map_err(WriteError::Io)?;
+            let mut skip = MAGIC.len();
+            core.emit_prefix(&header, &mut |b: &[u8]| {
+                let (_, rest) = b.split_at(skip.min(b.len()));
+                skip = skip.saturating_sub(b.len());
+                sink.write_all(rest)
+            })
+            .map_err(WriteError::Io)?;
             sink.seek(SeekFrom::Start(0)).map_err(WriteError::Io)?;
-            core.emit_prefix(&header, &mut |b: &[u8]| sink.write_all(b))
-                .map_err(WriteError::Io)?;
+            sink.write_all(&MAGIC).map_err(WriteError::Io)?;
             sink.flush().map_err(WriteError::Io)?;
             core.state = State::Done;
             Ok(())
@@ -818,10 +737,7 @@ where
 {
     /// A writer over `sink`, keeping its bookkeeping in `tables`.
     pub fn new(sink: S, tables: Tables<D, B, W>) -> Self {
-        Self {
-            sink,
-            core: Core::new(tables),
-        }
+        Self { sink, core: Core::new(tables) }
     }
 
     fn start(&mut self) -> Result<(), WriteError<S::Error>> {
@@ -837,13 +753,10 @@ where
                 .descriptors
                 .items()
                 .last()
-                .map_or(Some(core.payload_start), |d| {
-                    d.offset.get().checked_add(d.length.get())
-                })
+                .map_or(Some(core.payload_start), |d| d.offset.get().checked_add(d.length.get()))
                 .ok_or_else(too_big)?;
             let header = core.sealed_header(payload_end)?;
-            core.emit_prefix(&header, &mut |b: &[u8]| sink.write_all(b))
-                .map_err(WriteError::Io)
+            core.emit_prefix(&header, &mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)
         })
     }
 
@@ -858,8 +771,7 @@ where
         let sink = &mut self.sink;
         self.core.guard(|core| {
             core.check_complete()?;
-            core.emit_trailer(&mut |b: &[u8]| sink.write_all(b))
-                .map_err(WriteError::Io)?;
+            core.emit_trailer(&mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)?;
             sink.flush().map_err(WriteError::Io)?;
             core.state = State::Done;
             Ok(())

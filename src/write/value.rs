@@ -48,9 +48,7 @@ impl Value<'_> {
             Value::I64Array(a) => (MetaType::I64Array, 0, words_len(a.len())),
             Value::F64Array(a) => (MetaType::F64Array, 0, words_len(a.len())),
             Value::StringArray(items) => {
-                let len = items.iter().fold(0usize, |acc, s| {
-                    acc.saturating_add(4).saturating_add(s.len())
-                });
+                let len = items.iter().fold(0usize, |acc, s| acc.saturating_add(4).saturating_add(s.len()));
                 (MetaType::StringArray, 0, len)
             }
         }

@@ -19,15 +19,11 @@ pub struct Case {
 }
 
 fn f32s(n: usize) -> Vec<u8> {
-    (0..n)
-        .flat_map(|i| (i as f32 * 0.5 - 3.0).to_le_bytes())
-        .collect()
+    (0..n).flat_map(|i| (i as f32 * 0.5 - 3.0).to_le_bytes()).collect()
 }
 
 fn pattern(n: usize, seed: u8) -> Vec<u8> {
-    (0..n)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-        .collect()
+    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
 }
 
 /// Q8_0 blocks: an f16 scale (1.0 = 0x3C00) then 32 signed bytes.
@@ -47,9 +43,7 @@ pub fn base() -> Raw {
             RawEntry::new("embed.weight", Dtype::F32, &[4, 8], f32s(32)),
             RawEntry::new("layers.0.attn.q", Dtype::F16, &[8, 8], pattern(128, 3)),
             RawEntry::new("layers.0.ffn.q8", Dtype::Q8_0, &[2, 32], q8_0(2)),
-            RawEntry::new("boot.code", Dtype::Raw, &[100], pattern(100, 7))
-                .align(1)
-                .target(0x2000_0000),
+            RawEntry::new("boot.code", Dtype::Raw, &[100], pattern(100, 7)).align(1).target(0x2000_0000),
             RawEntry::new("norm.eps", Dtype::F64, &[], 1e-5f64.to_le_bytes().to_vec()),
             RawEntry::new("empty", Dtype::I32, &[0, 5], Vec::new()),
         ],
@@ -75,21 +69,11 @@ pub fn base() -> Raw {
 const CODE: usize = 3;
 
 fn valid(name: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case {
-        name: name.to_owned(),
-        rule: None,
-        description,
-        bytes,
-    }
+    Case { name: name.to_owned(), rule: None, description, bytes }
 }
 
 fn invalid(rule: Rule, slug: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case {
-        name: format!("{}-{slug}", rule.id()),
-        rule: Some(rule),
-        description,
-        bytes,
-    }
+    Case { name: format!("{}-{slug}", rule.id()), rule: Some(rule), description, bytes }
 }
 
 /// Encodes `base()` after `edit` has changed the model.
@@ -116,20 +100,12 @@ fn damaged(edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
 
 /// A chain of `levels` containers, each holding the next as a CONTAINER entry; the innermost holds one F32.
 fn nested_chain(levels: usize) -> Vec<u8> {
-    let mut inner = Raw {
-        entries: vec![RawEntry::new("leaf", Dtype::F32, &[2], f32s(2))],
-        ..Raw::default()
-    }
-    .encode();
+    let mut inner =
+        Raw { entries: vec![RawEntry::new("leaf", Dtype::F32, &[2], f32s(2))], ..Raw::default() }.encode();
     for level in (0..levels - 1).rev() {
         let len = inner.len() as u64;
         inner = Raw {
-            entries: vec![RawEntry::new(
-                &format!("level{}", level + 1),
-                Dtype::Container,
-                &[len],
-                inner,
-            )],
+            entries: vec![RawEntry::new(&format!("level{}", level + 1), Dtype::Container, &[len], inner)],
             ..Raw::default()
         }
         .encode();
@@ -149,21 +125,12 @@ pub fn valid_cases() -> Vec<Case> {
         "a small model: several dtypes, a load address, metadata of every kind",
         base().encode(),
     )];
-    v.push(valid(
-        "empty",
-        "no entries and no metadata",
-        Raw::default().encode(),
-    ));
+    v.push(valid("empty", "no entries and no metadata", Raw::default().encode()));
     v.push(valid(
         "scalar",
         "one rank-0 entry",
         Raw {
-            entries: vec![RawEntry::new(
-                "pi",
-                Dtype::F64,
-                &[],
-                std::f64::consts::PI.to_le_bytes().to_vec(),
-            )],
+            entries: vec![RawEntry::new("pi", Dtype::F64, &[], std::f64::consts::PI.to_le_bytes().to_vec())],
             ..Raw::default()
         }
         .encode(),
@@ -186,12 +153,7 @@ pub fn valid_cases() -> Vec<Case> {
         "rank8",
         "an entry of the largest rank",
         Raw {
-            entries: vec![RawEntry::new(
-                "t",
-                Dtype::I8,
-                &[1, 2, 1, 2, 1, 2, 1, 2],
-                pattern(16, 1),
-            )],
+            entries: vec![RawEntry::new("t", Dtype::I8, &[1, 2, 1, 2, 1, 2, 1, 2], pattern(16, 1))],
             ..Raw::default()
         }
         .encode(),
@@ -200,18 +162,12 @@ pub fn valid_cases() -> Vec<Case> {
     for dtype in Dtype::ALL {
         let name = format!("dtype.{}", dtype.name().unwrap());
         let entry = match dtype.storage().unwrap() {
-            tpack::format::Storage::Element(size) => RawEntry::new(
-                &name,
-                *dtype,
-                &[2, 3],
-                pattern(6 * size as usize, size as u8),
-            ),
-            tpack::format::Storage::Block { block_bytes, .. } => RawEntry::new(
-                &name,
-                *dtype,
-                &[2, 32],
-                pattern(2 * block_bytes as usize, 5),
-            ),
+            tpack::format::Storage::Element(size) => {
+                RawEntry::new(&name, *dtype, &[2, 3], pattern(6 * size as usize, size as u8))
+            }
+            tpack::format::Storage::Block { block_bytes, .. } => {
+                RawEntry::new(&name, *dtype, &[2, 32], pattern(2 * block_bytes as usize, 5))
+            }
             tpack::format::Storage::Bytes if *dtype == Dtype::Container => {
                 let nested = Raw::default().encode();
                 RawEntry::new(&name, *dtype, &[nested.len() as u64], nested)
@@ -223,11 +179,7 @@ pub fn valid_cases() -> Vec<Case> {
     v.push(valid(
         "all-dtypes",
         "one entry of every dtype of format 1.0",
-        Raw {
-            entries: all_dtypes,
-            ..Raw::default()
-        }
-        .encode(),
+        Raw { entries: all_dtypes, ..Raw::default() }.encode(),
     ));
     let nested = base().encode();
     v.push(valid(
@@ -238,34 +190,20 @@ pub fn valid_cases() -> Vec<Case> {
                 RawEntry::new("head", Dtype::F32, &[3], f32s(3)),
                 RawEntry::new("submodel", Dtype::Container, &[nested.len() as u64], nested),
             ],
-            meta: vec![RawMeta::pooled(
-                "kind",
-                MetaType::String,
-                b"ensemble".to_vec(),
-            )],
+            meta: vec![RawMeta::pooled("kind", MetaType::String, b"ensemble".to_vec())],
             ..Raw::default()
         }
         .encode(),
     ));
-    v.push(valid(
-        "nested-max-depth",
-        "containers nested to depth 8, the deepest allowed",
-        nested_chain(9),
-    ));
+    v.push(valid("nested-max-depth", "containers nested to depth 8, the deepest allowed", nested_chain(9)));
     v.push(valid(
         "targets",
         "load addresses, including a segment that ends exactly at 2^64",
         Raw {
             entries: vec![
-                RawEntry::new("flash.seg", Dtype::Raw, &[16], pattern(16, 2))
-                    .align(4)
-                    .target(0x0800_0000),
-                RawEntry::new("ram.seg", Dtype::U32, &[4], pattern(16, 4))
-                    .align(4)
-                    .target(0x2000_0000),
-                RawEntry::new("top", Dtype::Raw, &[8], pattern(8, 6))
-                    .align(8)
-                    .target(u64::MAX - 7),
+                RawEntry::new("flash.seg", Dtype::Raw, &[16], pattern(16, 2)).align(4).target(0x0800_0000),
+                RawEntry::new("ram.seg", Dtype::U32, &[4], pattern(16, 4)).align(4).target(0x2000_0000),
+                RawEntry::new("top", Dtype::Raw, &[8], pattern(8, 6)).align(8).target(u64::MAX - 7),
                 RawEntry::new("zero", Dtype::U8, &[2], vec![0, 1]).target(0),
             ],
             ..Raw::default()
@@ -289,7 +227,11 @@ pub fn valid_cases() -> Vec<Case> {
                 RawMeta::pooled("bytes.empty", MetaType::Bytes, Vec::new()),
                 RawMeta::pooled("u64s", MetaType::U64Array, words(&[0u64, 1, u64::MAX], |v| v)),
                 RawMeta::pooled("i64s", MetaType::I64Array, words(&[-1i64, 0, i64::MAX], |v| v as u64)),
-                RawMeta::pooled("f64s", MetaType::F64Array, words(&[0.5f64, -2.25, f64::INFINITY], f64::to_bits)),
+                RawMeta::pooled(
+                    "f64s",
+                    MetaType::F64Array,
+                    words(&[0.5f64, -2.25, f64::INFINITY], f64::to_bits),
+                ),
                 RawMeta::pooled("u64s.empty", MetaType::U64Array, Vec::new()),
                 RawMeta::pooled("strings", MetaType::StringArray, string_array(&[b"a", b"", "ü".as_bytes()])),
                 RawMeta::pooled("strings.empty", MetaType::StringArray, Vec::new()),
@@ -334,14 +276,8 @@ pub fn valid_cases() -> Vec<Case> {
         "a minor-1 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
         Raw {
             minor: 1,
-            entries: vec![RawEntry {
-                dtype: 0,
-                ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2])
-            }],
-            meta: vec![RawMeta {
-                value_type: 0,
-                ..RawMeta::pooled("zero.type", MetaType::Bytes, vec![7])
-            }],
+            entries: vec![RawEntry { dtype: 0, ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2]) }],
+            meta: vec![RawMeta { value_type: 0, ..RawMeta::pooled("zero.type", MetaType::Bytes, vec![7]) }],
             ..Raw::default()
         }
         .encode(),
@@ -365,19 +301,12 @@ pub fn valid_cases() -> Vec<Case> {
     v.push(valid(
         "compat-flags-minor-0",
         "a minor-0 file with compatible-feature flags set: ignored, and decoded",
-        Raw {
-            compat: 0x5,
-            entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])],
-            ..Raw::default()
-        }
-        .encode(),
+        Raw { compat: 0x5, entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])], ..Raw::default() }
+            .encode(),
     ));
     let newer = Raw {
         minor: 1,
-        entries: vec![RawEntry {
-            dtype: 300,
-            ..RawEntry::new("future", Dtype::U8, &[4], vec![1, 2, 3])
-        }],
+        entries: vec![RawEntry { dtype: 300, ..RawEntry::new("future", Dtype::U8, &[4], vec![1, 2, 3]) }],
         ..Raw::default()
     }
     .encode();
@@ -421,12 +350,7 @@ pub fn invalid_cases() -> Vec<Case> {
     use Rule::*;
     let n = base().entries.len();
     vec![
-        invalid(
-            TooShort,
-            "100-bytes",
-            "the first 100 bytes of a container",
-            base().encode()[..100].to_vec(),
-        ),
+        invalid(TooShort, "100-bytes", "the first 100 bytes of a container", base().encode()[..100].to_vec()),
         invalid(TooShort, "empty-input", "zero bytes", Vec::new()),
         invalid(
             BadMagic,
@@ -434,16 +358,11 @@ pub fn invalid_cases() -> Vec<Case> {
             "the magic's first byte lost its high bit (a 7-bit transfer)",
             patched(|b| b[0] = 0x09),
         ),
-        invalid(
-            BadMagic,
-            "crlf-to-lf",
-            "the magic's CR LF became LF (text-mode conversion)",
-            {
-                let mut b = base().encode();
-                b.remove(4);
-                b
-            },
-        ),
+        invalid(BadMagic, "crlf-to-lf", "the magic's CR LF became LF (text-mode conversion)", {
+            let mut b = base().encode();
+            b.remove(4);
+            b
+        }),
         invalid(
             UnsupportedVersion,
             "major-2",
@@ -483,26 +402,16 @@ pub fn invalid_cases() -> Vec<Case> {
             "a reserved header byte set",
             patched(|b| header_mut(b).reserved[3] = 1),
         ),
-        invalid(
-            Truncated,
-            "last-byte",
-            "the container minus its last byte",
-            {
-                let mut b = base().encode();
-                b.pop();
-                b
-            },
-        ),
-        invalid(
-            TrailingBytes,
-            "one-byte",
-            "one byte after the declared end (a polyglot trailer)",
-            {
-                let mut b = base().encode();
-                b.push(0);
-                b
-            },
-        ),
+        invalid(Truncated, "last-byte", "the container minus its last byte", {
+            let mut b = base().encode();
+            b.pop();
+            b
+        }),
+        invalid(TrailingBytes, "one-byte", "one byte after the declared end (a polyglot trailer)", {
+            let mut b = base().encode();
+            b.push(0);
+            b
+        }),
         invalid(
             SectionBounds,
             "names-wraps-u64",
@@ -583,12 +492,7 @@ pub fn invalid_cases() -> Vec<Case> {
                 descriptor_mut(b, 1).name_offset = U32::new(0);
             }),
         ),
-        invalid(
-            NameLength,
-            "empty",
-            "an empty name",
-            model(|r| r.entries[5].name.clear()),
-        ),
+        invalid(NameLength, "empty", "an empty name", model(|r| r.entries[5].name.clear())),
         invalid(
             NameLength,
             "1025-bytes",
@@ -643,18 +547,8 @@ pub fn invalid_cases() -> Vec<Case> {
             "dtype code 99 in a minor-0 file",
             model(|r| r.entries[5].dtype = 99),
         ),
-        invalid(
-            UnknownDtype,
-            "code-0",
-            "dtype code 0",
-            model(|r| r.entries[5].dtype = 0),
-        ),
-        invalid(
-            RankTooLarge,
-            "rank-9",
-            "rank 9",
-            model(|r| r.entries[0].rank = 9),
-        ),
+        invalid(UnknownDtype, "code-0", "dtype code 0", model(|r| r.entries[5].dtype = 0)),
+        invalid(RankTooLarge, "rank-9", "rank 9", model(|r| r.entries[0].rank = 9)),
         invalid(
             UnusedDimNonZero,
             "dim5",
@@ -712,24 +606,9 @@ pub fn invalid_cases() -> Vec<Case> {
             "a zero-size shape with a 4-byte payload",
             model(|r| r.entries[5].data = vec![0; 4]),
         ),
-        invalid(
-            BadAlignment,
-            "zero",
-            "alignment 0",
-            model(|r| r.entries[CODE].alignment = 0),
-        ),
-        invalid(
-            BadAlignment,
-            "three",
-            "alignment 3",
-            model(|r| r.entries[CODE].alignment = 3),
-        ),
-        invalid(
-            BadAlignment,
-            "2p31",
-            "alignment 2^31",
-            model(|r| r.entries[CODE].alignment = 1 << 31),
-        ),
+        invalid(BadAlignment, "zero", "alignment 0", model(|r| r.entries[CODE].alignment = 0)),
+        invalid(BadAlignment, "three", "alignment 3", model(|r| r.entries[CODE].alignment = 3)),
+        invalid(BadAlignment, "2p31", "alignment 2^31", model(|r| r.entries[CODE].alignment = 1 << 31)),
         invalid(
             Misaligned,
             "offset-plus-1",
@@ -739,12 +618,7 @@ pub fn invalid_cases() -> Vec<Case> {
                 d.offset = U64::new(d.offset.get() + 1);
             }),
         ),
-        invalid(
-            EntryFlags,
-            "unknown-bit",
-            "entry flag bit 1 set",
-            model(|r| r.entries[0].flags = 2),
-        ),
+        invalid(EntryFlags, "unknown-bit", "entry flag bit 1 set", model(|r| r.entries[0].flags = 2)),
         invalid(
             EntryFlags,
             "target-without-flag",
@@ -819,20 +693,14 @@ pub fn invalid_cases() -> Vec<Case> {
                 b[end] = 0x55;
             }),
         ),
-        invalid(
-            NestingTooDeep,
-            "depth-9",
-            "containers nested 9 deep",
-            nested_chain(10),
-        ),
+        invalid(NestingTooDeep, "depth-9", "containers nested 9 deep", nested_chain(10)),
         invalid(
             NestedInvalid,
             "bad-magic",
             "a CONTAINER entry whose payload is not a container",
             model(|r| {
                 let junk = pattern(200, 1);
-                r.entries
-                    .push(RawEntry::new("sub", Dtype::Container, &[200], junk));
+                r.entries.push(RawEntry::new("sub", Dtype::Container, &[200], junk));
             }),
         ),
         invalid(
@@ -843,12 +711,7 @@ pub fn invalid_cases() -> Vec<Case> {
                 let mut inner = base();
                 inner.entries[5].name = b"embed.weight".to_vec();
                 let inner = inner.encode();
-                r.entries.push(RawEntry::new(
-                    "sub",
-                    Dtype::Container,
-                    &[inner.len() as u64],
-                    inner,
-                ));
+                r.entries.push(RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner));
             }),
         ),
         invalid(
@@ -872,12 +735,7 @@ pub fn invalid_cases() -> Vec<Case> {
             "a pool byte after the last value",
             model(|r| r.extra_pool = vec![0]),
         ),
-        invalid(
-            MetaKeyLength,
-            "empty",
-            "an empty key",
-            model(|r| r.meta[1].key.clear()),
-        ),
+        invalid(MetaKeyLength, "empty", "an empty key", model(|r| r.meta[1].key.clear())),
         invalid(
             MetaKeyUtf8,
             "ff-byte",
@@ -938,12 +796,7 @@ pub fn invalid_cases() -> Vec<Case> {
             "a string record with a non-zero inline value",
             model(|r| r.meta[0].value = 1),
         ),
-        invalid(
-            MetaBool,
-            "two",
-            "a bool of value 2",
-            model(|r| r.meta[4].value = 2),
-        ),
+        invalid(MetaBool, "two", "a bool of value 2", model(|r| r.meta[4].value = 2)),
         invalid(
             MetaUtf8,
             "string",
@@ -967,29 +820,54 @@ pub fn invalid_cases() -> Vec<Case> {
                 b[d.offset.get() as usize + 5] ^= 0x01;
             }),
         ),
-        invalid(ShapeOverflow, "partial-product", "shape [2^40, 2^40, 0]: a partial product overflows although the count is 0", model(|r| {
-            r.entries[5].dtype = Dtype::U8.code();
-            r.entries[5].rank = 3;
-            r.entries[5].dims[..3].copy_from_slice(&[1 << 40, 1 << 40, 0]);
-        })),
-        invalid(ShapeOverflow, "q8-blocks-times-bytes", "Q8_0 shape [2^64 - 32]: (count / 32) x 34 overflows", model(|r| {
-            r.entries[2].rank = 1;
-            r.entries[2].dims = [u64::MAX - 31, 0, 0, 0, 0, 0, 0, 0];
-        })),
-        invalid(MetaValueShape, "unknown-type-reserved", "a minor-1 record of unknown type with its reserved byte set", model(|r| {
-            r.minor = 1;
-            r.meta[5].value_type = 77;
-            r.meta[5].reserved = 1;
-        })),
-        invalid(MetaValueShape, "unknown-type-inline-value", "a minor-1 record of unknown type with a non-zero inline value", model(|r| {
-            r.minor = 1;
-            r.meta[5].value_type = 77;
-            r.meta[5].value = 9;
-        })),
-        invalid(MetaPoolLayout, "empty-value-at-0", "an empty string value whose value_offset is 0 instead of the running position", model(|r| {
-            r.meta[0].bytes.clear();
-            r.meta[0].value_offset = Some(0);
-        })),
+        invalid(
+            ShapeOverflow,
+            "partial-product",
+            "shape [2^40, 2^40, 0]: a partial product overflows although the count is 0",
+            model(|r| {
+                r.entries[5].dtype = Dtype::U8.code();
+                r.entries[5].rank = 3;
+                r.entries[5].dims[..3].copy_from_slice(&[1 << 40, 1 << 40, 0]);
+            }),
+        ),
+        invalid(
+            ShapeOverflow,
+            "q8-blocks-times-bytes",
+            "Q8_0 shape [2^64 - 32]: (count / 32) x 34 overflows",
+            model(|r| {
+                r.entries[2].rank = 1;
+                r.entries[2].dims = [u64::MAX - 31, 0, 0, 0, 0, 0, 0, 0];
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "unknown-type-reserved",
+            "a minor-1 record of unknown type with its reserved byte set",
+            model(|r| {
+                r.minor = 1;
+                r.meta[5].value_type = 77;
+                r.meta[5].reserved = 1;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "unknown-type-inline-value",
+            "a minor-1 record of unknown type with a non-zero inline value",
+            model(|r| {
+                r.minor = 1;
+                r.meta[5].value_type = 77;
+                r.meta[5].value = 9;
+            }),
+        ),
+        invalid(
+            MetaPoolLayout,
+            "empty-value-at-0",
+            "an empty string value whose value_offset is 0 instead of the running position",
+            model(|r| {
+                r.meta[0].bytes.clear();
+                r.meta[0].value_offset = Some(0);
+            }),
+        ),
         invalid(IndexOrder, "not-a-permutation", "index [0, 1, 0] over names a, b, c", {
             let mut b = Raw {
                 entries: ["a", "b", "c"].iter().map(|n| RawEntry::new(n, Dtype::U8, &[1], vec![1])).collect(),
@@ -1001,22 +879,59 @@ pub fn invalid_cases() -> Vec<Case> {
             fix(&mut b);
             b
         }),
-        invalid(NameUtf8, "surrogate", "a name holding an encoded surrogate, ED A0 80", model(|r| r.entries[5].name = b"s\xed\xa0\x80".to_vec())),
-        invalid(NameUtf8, "overlong", "a name holding an overlong encoding of '/', C0 AF", model(|r| r.entries[5].name = b"o\xc0\xaf".to_vec())),
-        invalid(NestingTooDeep, "garbage-at-depth-9", "a depth-8 container whose CONTAINER payload is not even a container", {
-            let junk = pattern(64, 3);
-            let mut inner = Raw { entries: vec![RawEntry::new("deeper", Dtype::Container, &[64], junk)], ..Raw::default() }.encode();
-            for level in (0..8).rev() {
-                let len = inner.len() as u64;
-                inner = Raw { entries: vec![RawEntry::new(&format!("level{}", level + 1), Dtype::Container, &[len], inner)], ..Raw::default() }.encode();
-            }
-            inner
-        }),
-        invalid(EntryChecksum, "nested-payload", "a nested container's payload does not match the nested trailer, though the outer checksum does", {
-            let mut inner = base().encode();
-            let d = descriptor(&inner, 0);
-            inner[d.offset.get() as usize] ^= 0x10;
-            Raw { entries: vec![RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner)], ..Raw::default() }.encode()
-        }),
+        invalid(
+            NameUtf8,
+            "surrogate",
+            "a name holding an encoded surrogate, ED A0 80",
+            model(|r| r.entries[5].name = b"s\xed\xa0\x80".to_vec()),
+        ),
+        invalid(
+            NameUtf8,
+            "overlong",
+            "a name holding an overlong encoding of '/', C0 AF",
+            model(|r| r.entries[5].name = b"o\xc0\xaf".to_vec()),
+        ),
+        invalid(
+            NestingTooDeep,
+            "garbage-at-depth-9",
+            "a depth-8 container whose CONTAINER payload is not even a container",
+            {
+                let junk = pattern(64, 3);
+                let mut inner = Raw {
+                    entries: vec![RawEntry::new("deeper", Dtype::Container, &[64], junk)],
+                    ..Raw::default()
+                }
+                .encode();
+                for level in (0..8).rev() {
+                    let len = inner.len() as u64;
+                    inner = Raw {
+                        entries: vec![RawEntry::new(
+                            &format!("level{}", level + 1),
+                            Dtype::Container,
+                            &[len],
+                            inner,
+                        )],
+                        ..Raw::default()
+                    }
+                    .encode();
+                }
+                inner
+            },
+        ),
+        invalid(
+            EntryChecksum,
+            "nested-payload",
+            "a nested container's payload does not match the nested trailer, though the outer checksum does",
+            {
+                let mut inner = base().encode();
+                let d = descriptor(&inner, 0);
+                inner[d.offset.get() as usize] ^= 0x10;
+                Raw {
+                    entries: vec![RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner)],
+                    ..Raw::default()
+                }
+                .encode()
+            },
+        ),
     ]
 }

@@ -18,12 +18,7 @@ pub fn decode(container: &Container<'_>) -> Value {
         .map(|e| {
             let mut m = Map::new();
             m.insert("name".into(), json!(e.name()));
-            m.insert(
-                "dtype".into(),
-                e.dtype()
-                    .name()
-                    .map_or_else(|| json!(e.dtype().code()), |n| json!(n)),
-            );
+            m.insert("dtype".into(), e.dtype().name().map_or_else(|| json!(e.dtype().code()), |n| json!(n)));
             m.insert("shape".into(), json!(e.shape().dims()));
             m.insert("offset".into(), json!(e.offset()));
             m.insert("length".into(), json!(e.byte_len()));
@@ -39,10 +34,8 @@ pub fn decode(container: &Container<'_>) -> Value {
     let metadata: Vec<Value> = container
         .metadata()
         .map(|(key, value)| {
-            let type_name = value
-                .value_type()
-                .name()
-                .map_or_else(|| json!(value.value_type().code()), |n| json!(n));
+            let type_name =
+                value.value_type().name().map_or_else(|| json!(value.value_type().code()), |n| json!(n));
             let value = match value {
                 MetaValue::U64(v) => json!(v),
                 MetaValue::I64(v) => json!(v),
@@ -52,9 +45,7 @@ pub fn decode(container: &Container<'_>) -> Value {
                 MetaValue::Bytes(b) => json!(hex(b)),
                 MetaValue::U64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
                 MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
-                MetaValue::F64Array(a) => {
-                    Value::Array(a.iter().map(|v| f64_hex(v.get())).collect())
-                }
+                MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_hex(v.get())).collect()),
                 MetaValue::StringArray(items) => json!(items.collect::<Vec<_>>()),
                 MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
                 other => panic!("metadata value {other:?} has no JSON form yet"),

@@ -6,8 +6,8 @@
 
 use tpack::checksum::{crc32, header_crc};
 use tpack::format::{
-    Descriptor, Header, MetaRecord, SectionRef, DESCRIPTOR_LEN, HEADER_CRC_OFFSET, HEADER_LEN_V1,
-    MAGIC, MAX_ALIGNMENT, META_RECORD_LEN,
+    Descriptor, Header, MetaRecord, SectionRef, DESCRIPTOR_LEN, HEADER_CRC_OFFSET, HEADER_LEN_V1, MAGIC,
+    MAX_ALIGNMENT, META_RECORD_LEN,
 };
 use tpack::zerocopy::little_endian::{U16, U32, U64};
 use tpack::zerocopy::{FromBytes, IntoBytes};
@@ -152,11 +152,7 @@ impl Raw {
     pub fn encode(&self) -> Vec<u8> {
         let n = self.entries.len() as u64;
         let mut index: Vec<u32> = (0..n as u32).collect();
-        index.sort_by(|&a, &b| {
-            self.entries[a as usize]
-                .name
-                .cmp(&self.entries[b as usize].name)
-        });
+        index.sort_by(|&a, &b| self.entries[a as usize].name.cmp(&self.entries[b as usize].name));
         let mut meta = self.meta.clone();
         if self.sort_meta {
             meta.sort_by(|a, b| a.key.cmp(&b.key));
@@ -173,11 +169,7 @@ impl Raw {
         for m in &meta {
             let key_offset = pool.len() as u32;
             pool.extend_from_slice(&m.key);
-            let value_offset = if m.inline_type() {
-                0
-            } else {
-                pool.len() as u32
-            };
+            let value_offset = if m.inline_type() { 0 } else { pool.len() as u32 };
             pool.extend_from_slice(&m.bytes);
             records.push(MetaRecord {
                 key_offset: U32::new(key_offset),
@@ -200,10 +192,7 @@ impl Raw {
         let mut sections = [SectionRef::default(); 6];
         let mut cursor = u64::from(self.header_len);
         for (slot, len) in sections.iter_mut().zip(lengths) {
-            *slot = SectionRef {
-                offset: U64::new(cursor),
-                length: U64::new(len),
-            };
+            *slot = SectionRef { offset: U64::new(cursor), length: U64::new(len) };
             cursor += len;
         }
         let payload_start = cursor;
@@ -214,14 +203,9 @@ impl Raw {
             offsets.push(cursor);
             cursor += e.data.len() as u64;
         }
-        sections[4] = SectionRef {
-            offset: U64::new(payload_start),
-            length: U64::new(cursor - payload_start),
-        };
-        sections[5] = SectionRef {
-            offset: U64::new(cursor),
-            length: U64::new(4 * n + 4),
-        };
+        sections[4] =
+            SectionRef { offset: U64::new(payload_start), length: U64::new(cursor - payload_start) };
+        sections[5] = SectionRef { offset: U64::new(cursor), length: U64::new(4 * n + 4) };
         let total = cursor + 4 * n + 4;
 
         let header = Header {
@@ -322,12 +306,7 @@ pub fn fix(bytes: &mut [u8]) {
 /// Recomputes only the header checksum.
 pub fn fix_header(bytes: &mut [u8]) {
     let meta = header(bytes).sections[3];
-    if let Some(end) = meta
-        .offset
-        .get()
-        .checked_add(meta.length.get())
-        .filter(|&e| e <= bytes.len() as u64)
-    {
+    if let Some(end) = meta.offset.get().checked_add(meta.length.get()).filter(|&e| e <= bytes.len() as u64) {
         let crc = header_crc(&bytes[..end as usize]);
         bytes[HEADER_CRC_OFFSET..HEADER_CRC_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
     }

@@ -17,10 +17,7 @@ pub struct MemSink {
 
 impl MemSink {
     pub fn failing_at(k: usize) -> Self {
-        Self {
-            fail_at: Some(k),
-            ..Self::default()
-        }
+        Self { fail_at: Some(k), ..Self::default() }
     }
 }
 
@@ -33,9 +30,7 @@ impl Write for MemSink {
         if data.is_empty() {
             return Ok(0);
         }
-        let room = self
-            .fail_at
-            .map_or(usize::MAX, |k| k.saturating_sub(self.written));
+        let room = self.fail_at.map_or(usize::MAX, |k| k.saturating_sub(self.written));
         if room == 0 {
             return Err(ErrorKind::Other);
         }
