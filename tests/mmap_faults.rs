@@ -1,6 +1,9 @@
 //! Opening a memory-mapped container reads its prefix pages only: the page faults of `MappedFile::open` do not
 //! grow with the payload. (A test binary of its own, so that no other test's faults are counted.)
 
+// Memory maps, /proc and gigabyte files are outside what Miri interprets.
+#![cfg(not(miri))]
+
 use tpack::{AtomicFile, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables};
 
 /// Minor + major page faults of this process so far (Linux `/proc/self/stat`, fields 10 and 12).

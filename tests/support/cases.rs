@@ -407,6 +407,11 @@ pub fn invalid_cases() -> Vec<Case> {
             b.pop();
             b
         }),
+        invalid(Truncated, "header-len-past-end", "a minor-1 header claiming 4096 bytes in a 1.7 KB file", patched(|b| {
+            let h = header_mut(b);
+            h.version_minor = U16::new(1);
+            h.header_len = U32::new(4096);
+        })),
         invalid(TrailingBytes, "one-byte", "one byte after the declared end (a polyglot trailer)", {
             let mut b = base().encode();
             b.push(0);
