@@ -81,3 +81,43 @@ fn a_mapped_file_opens_validates_and_prefetches() {
     let err = MappedFile::open(&junk).unwrap_err();
     assert!(err.to_string().contains("R2"), "{err}");
 }
+
+mod through_files {
+    use proptest::prelude::*;
+    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, NewEntry, SeekWriter, VecTables};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Random entries written to a real file through `AtomicFile` and read back through `MappedFile` give
+        /// the builder's bytes and payloads.
+        #[test]
+        fn random_containers_round_trip_through_files(
+            entries in proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..300), 0u32..10), 0..6),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("m.tpack");
+            let names: Vec<String> = (0..entries.len()).map(|i| format!("e{i}")).collect();
+            let shapes: Vec<[u64; 1]> = entries.iter().map(|(d, _)| [d.len() as u64]).collect();
+            let mut file = AtomicFile::create(&path).unwrap();
+            let mut w = SeekWriter::new(file.sink(), VecTables::new());
+            let mut b = Builder::new();
+            for ((name, shape), (data, align)) in names.iter().zip(&shapes).zip(&entries) {
+                w.declare(EntryDecl::new(name, Dtype::U8, shape).with_alignment(1 << align)).unwrap();
+                b.push(NewEntry::new(name, Dtype::U8, shape, data).with_alignment(1 << align)).unwrap();
+            }
+            for (data, _) in &entries {
+                w.write_entry(data).unwrap();
+            }
+            drop(w.finish().unwrap());
+            file.commit().unwrap();
+            let mapped = MappedFile::open(&path).unwrap();
+            prop_assert_eq!(mapped.as_bytes(), &b.finish().unwrap()[..]);
+            let c = mapped.container().unwrap();
+            c.verify().unwrap();
+            for (e, (data, _)) in c.entries().zip(&entries) {
+                prop_assert_eq!(e.payload(), &data[..]);
+            }
+        }
+    }
+}

@@ -28,7 +28,6 @@ fn validate(bytes: &[u8]) -> Result<Container<'_>, Error> {
 
 fn manifest() -> Value {
     let vectors: Vec<Value> = cases::all()
-        .iter()
         .map(|case| match case.rule {
             None => {
                 let container = validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -56,7 +55,7 @@ fn vectors_match_checked_in_files() {
     }
     let mut expected_files = Vec::new();
     for case in cases::all() {
-        let path = dir.join(file_of(&case));
+        let path = dir.join(file_of(case));
         expected_files.push(path.clone());
         if bless {
             fs::write(&path, &case.bytes).unwrap();
@@ -101,7 +100,7 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
 
 #[test]
 fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
-    let all = cases::all();
+    let all: Vec<_> = cases::all().collect();
     for rule in tpack::Rule::ALL {
         assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
     }

@@ -113,13 +113,23 @@ fn nested_chain(levels: usize) -> Vec<u8> {
     inner
 }
 
-pub fn all() -> Vec<Case> {
-    let mut cases = valid_cases();
-    cases.extend(invalid_cases());
-    cases
+/// Built once per test binary: under Miri, building them for every test would dominate the run.
+static VALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(build_valid);
+static INVALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(build_invalid);
+
+pub fn all() -> impl Iterator<Item = &'static Case> {
+    VALID.iter().chain(INVALID.iter())
 }
 
-pub fn valid_cases() -> Vec<Case> {
+pub fn valid_cases() -> &'static [Case] {
+    &VALID
+}
+
+pub fn invalid_cases() -> &'static [Case] {
+    &INVALID
+}
+
+fn build_valid() -> Vec<Case> {
     let mut v = vec![valid(
         "example",
         "a small model: several dtypes, a load address, metadata of every kind",
@@ -346,7 +356,7 @@ pub fn valid_cases() -> Vec<Case> {
     v
 }
 
-pub fn invalid_cases() -> Vec<Case> {
+fn build_invalid() -> Vec<Case> {
     use Rule::*;
     let n = base().entries.len();
     vec![
