@@ -8,11 +8,22 @@ use support::raw::{Raw, RawEntry, RawMeta};
 use tpack::format::Storage;
 use tpack::{Builder, Container, Dtype, MetaType, MetaValue, NewEntry, Value};
 
+/// Proptest cases: many natively, a handful under Miri, which interprets every instruction.
 fn cases() -> u32 {
     if cfg!(miri) {
-        4
+        2
     } else {
         256
+    }
+}
+
+/// Memory offsets to place a container at: all of 0..64 natively; under Miri, the offsets that matter for
+/// alignment up to 8 plus the far end.
+fn shifts() -> Vec<usize> {
+    if cfg!(miri) {
+        vec![0, 1, 2, 4, 63]
+    } else {
+        (0..64).collect()
     }
 }
 
@@ -262,7 +273,7 @@ proptest! {
         let bytes = build(&entries, &meta);
         let reference = support::json::decode(&Container::parse(&bytes).unwrap());
         let mut buffer = vec![0u8; bytes.len() + 64];
-        for shift in 0..64 {
+        for shift in shifts() {
             buffer[shift..shift + bytes.len()].copy_from_slice(&bytes);
             let c = Container::parse(&buffer[shift..shift + bytes.len()]).unwrap();
             prop_assert_eq!(&support::json::decode(&c), &reference);

@@ -152,13 +152,15 @@ fn an_io_failure_at_any_byte_is_an_error_and_leaves_no_valid_file() {
     let mut pipe = PipeSink::default();
     stream_write(&items, &mut pipe, 5).unwrap();
     let total_stream = pipe.0.written;
-    for k in 0..total_seek {
+    // Every byte natively; under Miri every 7th (and the last), which still crosses every section.
+    let step = if cfg!(miri) { 7 } else { 1 };
+    for k in (0..total_seek).step_by(step).chain([total_seek - 1]) {
         let mut sink = MemSink::failing_at(k);
         let err = seek_write(&items, &mut sink, 5).expect_err("the sink failed");
         assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
         assert!(!valid(&sink.bytes), "seekable writer left a valid file after failing at byte {k}");
     }
-    for k in 0..total_stream {
+    for k in (0..total_stream).step_by(step).chain([total_stream - 1]) {
         let mut sink = PipeSink(MemSink::failing_at(k));
         let err = stream_write(&items, &mut sink, 5).expect_err("the sink failed");
         assert!(matches!(err, WriteError::Io(_)), "k={k}: {err:?}");
@@ -370,7 +372,7 @@ fn item_strategy() -> impl Strategy<Value = Item> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 }))]
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 128 }))]
 
     #[test]
     fn any_chunking_and_either_writer_gives_the_same_bytes(
