@@ -174,8 +174,16 @@ fn valid_vectors_are_what_the_writers_produce() {
             pipe.declare(d).unwrap();
         }
         for (k, v) in &owned {
-            seek.meta(k, v.as_value()).unwrap();
-            pipe.meta(k, v.as_value()).unwrap();
+            let strs: Vec<&str>;
+            let value = match v {
+                OwnedValue::Strs(items) => {
+                    strs = items.iter().map(String::as_str).collect();
+                    Value::StringArray(&strs)
+                }
+                other => other.as_value(),
+            };
+            seek.meta(k, value).unwrap();
+            pipe.meta(k, value).unwrap();
         }
         for e in c.entries() {
             seek.write_entry(e.payload()).unwrap();
@@ -197,7 +205,7 @@ fn valid_vectors_are_what_the_writers_produce() {
         U64s(Vec<u64>),
         I64s(Vec<i64>),
         F64s(Vec<f64>),
-        Strs(Vec<&'static str>),
+        Strs(Vec<String>),
     }
     impl From<MetaValue<'_>> for OwnedValue {
         fn from(v: MetaValue<'_>) -> Self {
@@ -233,7 +241,7 @@ fn valid_vectors_are_what_the_writers_produce() {
                 Self::U64s(a) => Value::U64Array(a),
                 Self::I64s(a) => Value::I64Array(a),
                 Self::F64s(a) => Value::F64Array(a),
-                Self::Strs(s) => Value::StringArray(s),
+                Self::Strs(_) => unreachable!("string arrays are lent by the caller"),
             }
         }
     }
