@@ -219,12 +219,7 @@ fn valid_vectors_are_what_the_writers_produce() {
                 MetaValue::U64Array(a) => Self::U64s(a.iter().map(|v| v.get()).collect()),
                 MetaValue::I64Array(a) => Self::I64s(a.iter().map(|v| v.get()).collect()),
                 MetaValue::F64Array(a) => Self::F64s(a.iter().map(|v| v.get()).collect()),
-                MetaValue::StringArray(items) => {
-                    // Leaked once per test run so that `as_value` can lend `&[&str]`.
-                    let strs: Vec<&'static str> =
-                        items.map(|s| &*Box::leak(s.to_owned().into_boxed_str())).collect();
-                    Self::Strs(strs)
-                }
+                MetaValue::StringArray(items) => Self::Strs(items.map(str::to_owned).collect()),
                 other => panic!("{other:?}"),
             }
         }
