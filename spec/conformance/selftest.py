@@ -314,6 +314,10 @@ def cases():
     yield "R1", base[:159], "R1"
     yield "R1-empty", b"", "R1"
     yield "R2", b"\x89TPK\n\x1a\n\n" + base[8:], "R2"
+    # section 11.2 (3d56a44): a back-patching writer writes the magic last, so a file interrupted
+    # before that starts with zeros; to a reader it is simply R2 (or R1 when shorter than 160 bytes)
+    yield "R2-magic-not-yet-written", bytes(8) + base[8:], "R2"
+    yield "R1-interrupted-early", bytes(8) + base[8:100], "R1"
     yield "R3", patch(base, [("h", "major", 2)]), "R3"
     yield "R4-minor0-168", patch(base, [("h", "header_len", 168)]), "R4"
     yield "R4-not-mult-8", patch(base, [("h", "header_len", 164), ("h", "minor", 1)]), "R4"
@@ -477,6 +481,61 @@ def cases():
     yield "R50-nested-inner", write([E("c", "CONTAINER", (len(inner_bad),), inner_bad)]), "R50"
     # section 9: full validation verifies nested payloads at any depth (here depth 3)
     yield "R50-nested-depth-3", nest(2, leaf=write([E("c", "CONTAINER", (len(inner_bad),), inner_bad)])), "R50"
+
+    # ---- revision 6929620: R37 moved from the payloads group to the payload-integrity group,
+    # checked entry by entry in table order: R37 (padding before the entry), R50 (its payload),
+    # then the full verification of a nested CONTAINER.  Each "order-" case below is answered
+    # differently under the old order (R37 right after R36, before nesting and metadata).
+    def trailer_crc(data, i, value):
+        buf = bytearray(data)
+        roff, _ = sec(buf, 5)
+        struct.pack_into("<I", buf, roff + 4 * i, value)
+        fix_trailer(buf)
+        return bytes(buf)
+
+    def has_padding_before(data, i):
+        prev_end = sec(data, 4)[0] if i == 0 else payload_offset(data, i - 1) + len_of(data, i - 1)
+        return payload_offset(data, i) > prev_end
+
+    def len_of(data, i):
+        return struct.unpack_from("<Q", data, sec(data, 0)[0] + 104 * i + 24)[0]
+
+    pad0 = write([E("a", pad_byte=7)], [(b"\xff", "u64", 1)])
+    assert has_padding_before(pad0, 0)
+    yield "order-R43-before-R37", pad0, "R43"                       # old order: R37
+    yield "order-R48-before-R37", write([E("a", pad_byte=7)], [("b", "bool", 2)]), "R48"   # old: R37
+    yield "order-R44-before-R37", write([E("a", pad_byte=7)], [("b", "u64", 1), ("a", "u64", 1)],
+                                        sort_meta=False), "R44"                                # old: R37
+    yield "order-R39-before-R37", write([E("a", pad_byte=7), E("c", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
+    yield "order-R38-before-R37", write([E("a", pad_byte=7), E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R38"
+    yield "order-R36-before-R37", write([E("a", pad_byte=7), E("b", extra_pad=1, pad_byte=7)]), "R36"
+    two_pad = write([E("a", alignment=1), E("b", pad_byte=7)])
+    assert has_padding_before(two_pad, 1) and not has_padding_before(two_pad, 0)
+    yield "order-R50-entry0-before-R37-entry1", poke(two_pad, payload_offset(two_pad, 0), b"\xee"), "R50"   # old: R37
+    yield "order-R37-entry1-alone", two_pad, "R37"
+    pad_then_bad = write([E("a", pad_byte=7), E("b")])
+    yield "order-R37-entry0-before-R50-entry1", poke(pad_then_bad, payload_offset(pad_then_bad, 1), b"\xee"), "R37"
+    pad_only = write([E("a", pad_byte=7)])
+    yield "order-R37-before-R50-same-entry", poke(pad_only, payload_offset(pad_only, 0), b"\xee"), "R37"
+    # nested containers: the outer entry's R50, then the nested verification, then the next entry
+    nested_bad_then_pad = write([E("c", "CONTAINER", (len(inner_bad),), inner_bad), E("z", pad_byte=7)])
+    assert has_padding_before(nested_bad_then_pad, 1)
+    yield "order-nested-R50-before-outer-R37-entry1", nested_bad_then_pad, "R50"   # old: R37
+    inner_pad = write([E("x", pad_byte=7)])
+    yield "nested-R37-is-R39", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)]), "R39"
+    yield "nested-R37-depth-3-is-R39", nest(2, leaf=write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)])), "R39"
+    yield "order-R43-before-nested-R37", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)],
+                                               [(b"\xff", "u64", 1)]), "R43"                 # old: R39
+    np = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)])
+    yield "order-outer-R50-before-nested-R37", trailer_crc(np, 0, zlib.crc32(inner_pad) ^ 1), "R50"   # old: R39
+    np_z = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad), E("z")])
+    yield "order-nested-R37-before-outer-R50-entry1", poke(np_z, payload_offset(np_z, 1), b"\xee"), "R39"
+    inner_bad_then_pad = write([E("x", alignment=1), E("y", pad_byte=7)])
+    inner_bad_then_pad = poke(inner_bad_then_pad, payload_offset(inner_bad_then_pad, 0), b"\xee")
+    yield "order-nested-R50-before-nested-R37", write([E("c", "CONTAINER", (len(inner_bad_then_pad),),
+                                                        inner_bad_then_pad)]), "R50"             # old: R39
+    yield "order-outer-R37-before-nested-R50", write([E("c", "CONTAINER", (len(inner_bad),), inner_bad,
+                                                       pad_byte=7)]), "R37"
 
 
 def run_reader(data):

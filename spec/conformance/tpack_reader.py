@@ -10,7 +10,8 @@ Usage: python3 tpack_reader.py FILE
 
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
-bytes actually present.  Follows the revised spec (commit 9f04cc3); points
+bytes actually present.  Follows the revised spec (commits 9f04cc3 and
+6929620: R37 is checked with R50 when payloads are verified, section 12); points
 where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
 by note id, e.g. "note A3").
 """
@@ -131,7 +132,7 @@ def checked_product(factors):
 class Entry(object):
     __slots__ = ("index", "name_offset", "name_len", "dtype", "rank", "flags",
                  "alignment", "offset", "length", "target", "dims", "name",
-                 "known", "checksum", "nested")
+                 "known", "checksum", "nested", "pad_start")
 
 
 class Meta(object):
@@ -145,8 +146,10 @@ class Container(object):
 
 # ==================================================================== structural validation
 def open_container(buf, depth):
-    """Validate rules R1-R49 on buf (a memoryview holding exactly the input),
-    recursively for nested containers.  Returns a Container."""
+    """Open a container: the structural rules (all of R1-R49 except R37) on buf
+    (a memoryview holding exactly the input), recursively for nested containers.
+    Reads no payload or padding byte of this container (section 12); R37 and
+    R50 are left to verify_payloads.  Returns a Container."""
     c = Container()
     c.depth = depth
     size = len(buf)
@@ -321,7 +324,9 @@ def open_container(buf, depth):
         if has_target and e.target + e.length > U64_LIMIT:
             fail("R32", "entry %d target+length exceeds 2^64" % i)
 
-    # ---------------------------------------------------------------- payloads (R33-R37)
+    # ---------------------------------------------------------------- payloads (R33-R36)
+    # R37 (padding bytes) is not checked here: since 6929620 it belongs to the
+    # payload-integrity group (verify_payloads); only where the padding lies is kept.
     p_end = p_off + p_len
     cursor = p_off
     prev = None
@@ -340,9 +345,7 @@ def open_container(buf, depth):
         want = align_up(cursor, e.alignment)
         if e.offset != want:
             fail("R36", "entry %d payload at %d, smallest aligned offset is %d" % (i, e.offset, want))
-        pad = bytes(buf[cursor:e.offset])
-        if pad.count(0) != len(pad):
-            fail("R37", "non-zero padding before entry %d" % i)
+        e.pad_start = cursor   # padding before this entry: [pad_start, offset)
         cursor = end
         prev = e
     if cursor != p_end:   # (cursor > p_end is impossible once R33 holds)
@@ -353,7 +356,7 @@ def open_container(buf, depth):
         if e.known and e.dtype == DT_CONTAINER:
             if depth >= MAX_NESTING_DEPTH:
                 fail("R38", "entry %d is a CONTAINER inside a container at depth %d" % (e.index, depth))
-            try:
+            try:   # structural rules only: the nested R37/R50 wait for verification
                 e.nested = open_container(buf[e.offset:e.offset + e.length], depth + 1)
             except Invalid as inner:
                 if inner.rule == "R38":
@@ -477,15 +480,37 @@ def open_container(buf, depth):
     return c
 
 
-# ==================================================================== payload integrity (R50)
+# ==================================================================== payload integrity (R37, R50)
 def verify_payloads(c, path=""):
+    """The payload-integrity group (section 12), on a container open_container
+    accepted: entry by entry in table order, R37 for the padding before the
+    entry, then R50 for its payload, then for a CONTAINER entry the full
+    verification of the nested container.  Inside a nested container a checksum
+    mismatch is reported as R50 (section 9); any other broken rule found there --
+    which can only be R37 (or an R39 wrapping a deeper R37) -- is reported as R39,
+    since R39 covers a nested payload that breaks "one of R1-R37 or R39-R49"
+    (note N4)."""
+    buf = c.buf
     for e in c.entries:
-        crc = zlib.crc32(c.buf[e.offset:e.offset + e.length])
+        pad = bytes(buf[e.pad_start:e.offset])
+        if pad.count(0) != len(pad):
+            k = next(k for k, b in enumerate(pad) if b)
+            fail("R37", "%snon-zero padding byte 0x%02x at offset %d before entry %d (%r)"
+                 % (path, pad[k], e.pad_start + k, e.index, e.name))
+        crc = zlib.crc32(buf[e.offset:e.offset + e.length])
         if crc != e.checksum:
             fail("R50", "%sentry %d (%r) crc 0x%08x, trailer says 0x%08x"
                  % (path, e.index, e.name, crc, e.checksum))
         if e.nested is not None:
-            verify_payloads(e.nested, "%sin nested entry %d (%r): " % (path, e.index, e.name))
+            where = "%sin nested entry %d (%r): " % (path, e.index, e.name)
+            try:
+                verify_payloads(e.nested, where)
+            except Invalid as inner:
+                if inner.rule == "R50":
+                    raise
+                if inner.rule == "R39":
+                    raise   # already wrapped by a deeper level (message names the innermost rule)
+                fail("R39", str(inner))   # "R39 R37 in nested entry ...": innermost rule named too
 
 
 # ==================================================================== decoding (section 13)
@@ -521,7 +546,8 @@ def decode(c):
 
 
 def read_container(data):
-    """Full validation (R1-R50) of bytes; returns the decoding or raises Invalid."""
+    """Full validation (R1-R50) of bytes: open (structural rules), then verify
+    (R37 and R50, section 12).  Returns the decoding or raises Invalid."""
     c = open_container(memoryview(data), 0)
     verify_payloads(c)
     return decode(c)
