@@ -28,9 +28,11 @@ fn bench(c: &mut Criterion) {
         let meta = c.header().sections[3];
         let region = (meta.offset.get() + meta.length.get()) as usize;
         group.throughput(Throughput::Elements(entries as u64));
-        group.bench_with_input(BenchmarkId::new("baseline: crc32 of the checksummed region", entries), &bytes, |b, bytes| {
-            b.iter(|| tpack::checksum::crc32(&bytes[..region]))
-        });
+        group.bench_with_input(
+            BenchmarkId::new("baseline: crc32 of the checksummed region", entries),
+            &bytes,
+            |b, bytes| b.iter(|| tpack::checksum::crc32(&bytes[..region])),
+        );
         group.bench_with_input(BenchmarkId::new("Container::parse", entries), &bytes, |b, bytes| {
             b.iter(|| Container::parse(bytes).unwrap().len())
         });

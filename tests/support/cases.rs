@@ -417,11 +417,16 @@ fn build_invalid() -> Vec<Case> {
             b.pop();
             b
         }),
-        invalid(Truncated, "header-len-past-end", "a minor-1 header claiming 4096 bytes in a 1.7 KB file", patched(|b| {
-            let h = header_mut(b);
-            h.version_minor = U16::new(1);
-            h.header_len = U32::new(4096);
-        })),
+        invalid(
+            Truncated,
+            "header-len-past-end",
+            "a minor-1 header claiming 4096 bytes in a 1.7 KB file",
+            patched(|b| {
+                let h = header_mut(b);
+                h.version_minor = U16::new(1);
+                h.header_len = U32::new(4096);
+            }),
+        ),
         invalid(TrailingBytes, "one-byte", "one byte after the declared end (a polyglot trailer)", {
             let mut b = base().encode();
             b.push(0);
@@ -931,6 +936,22 @@ fn build_invalid() -> Vec<Case> {
                     .encode();
                 }
                 inner
+            },
+        ),
+        invalid(
+            PaddingNonZero,
+            "nested",
+            "a non-zero padding byte inside a nested container: reported as R37, not R39",
+            {
+                let mut inner = base().encode();
+                let d = descriptor(&inner, CODE);
+                inner[(d.offset.get() + d.length.get()) as usize] = 0x55;
+                fix(&mut inner);
+                Raw {
+                    entries: vec![RawEntry::new("sub", Dtype::Container, &[inner.len() as u64], inner)],
+                    ..Raw::default()
+                }
+                .encode()
             },
         ),
         invalid(
