@@ -160,6 +160,9 @@ fn valid_vectors_are_what_the_writers_produce() {
         if c.version().1 != 0 {
             continue; // The writers write minor 0 only.
         }
+        if cfg!(miri) && case.bytes.len() > 16 * 1024 {
+            continue; // The 64 KiB alignment vector: minutes under Miri, and nothing new for it to check.
+        }
         let owned: Vec<(String, OwnedValue)> =
             c.metadata().map(|(k, v)| (k.to_owned(), OwnedValue::from(v))).collect();
         let mut seek = SeekWriter::new(MemSink::default(), VecTables::new());
