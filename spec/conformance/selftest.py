@@ -522,20 +522,33 @@ def cases():
     assert has_padding_before(nested_bad_then_pad, 1)
     yield "order-nested-R50-before-outer-R37-entry1", nested_bad_then_pad, "R50"   # old: R37
     inner_pad = write([E("x", pad_byte=7)])
-    yield "nested-R37-is-R39", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)]), "R39"
-    yield "nested-R37-depth-3-is-R39", nest(2, leaf=write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)])), "R39"
+    # revision fcb04b4 (note N4): a nested non-zero padding byte is reported as R37, like a nested
+    # R50, never R39 (R39 covers only the structural rules R1-R36, R39-R49); vector invalid/R37-nested
+    yield "nested-R37-is-R37", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)]), "R37"   # old: R39
+    yield "nested-R37-depth-3-is-R37", nest(2, leaf=write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)])), "R37"   # old: R39
+    # a structural break of a later nested container (R39) still beats an earlier nested R37
+    yield "order-R39-entry1-before-nested-R37-entry0", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad),
+                                                              E("d", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
     yield "order-R43-before-nested-R37", write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)],
                                                [(b"\xff", "u64", 1)]), "R43"                 # old: R39
     np = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad)])
     yield "order-outer-R50-before-nested-R37", trailer_crc(np, 0, zlib.crc32(inner_pad) ^ 1), "R50"   # old: R39
     np_z = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad), E("z")])
-    yield "order-nested-R37-before-outer-R50-entry1", poke(np_z, payload_offset(np_z, 1), b"\xee"), "R39"
+    yield "order-nested-R37-before-outer-R50-entry1", poke(np_z, payload_offset(np_z, 1), b"\xee"), "R37"   # fcb04b4; before: R39
     inner_bad_then_pad = write([E("x", alignment=1), E("y", pad_byte=7)])
     inner_bad_then_pad = poke(inner_bad_then_pad, payload_offset(inner_bad_then_pad, 0), b"\xee")
     yield "order-nested-R50-before-nested-R37", write([E("c", "CONTAINER", (len(inner_bad_then_pad),),
                                                         inner_bad_then_pad)]), "R50"             # old: R39
     yield "order-outer-R37-before-nested-R50", write([E("c", "CONTAINER", (len(inner_bad),), inner_bad,
                                                        pad_byte=7)]), "R37"
+    # nested R37 before a nested R50 of a later nested entry, and before a later outer R37
+    inner_pad_then_bad = write([E("x", pad_byte=7), E("y")])
+    inner_pad_then_bad = poke(inner_pad_then_bad, payload_offset(inner_pad_then_bad, 1), b"\xee")
+    yield "order-nested-R37-before-nested-R50", write([E("c", "CONTAINER", (len(inner_pad_then_bad),),
+                                                        inner_pad_then_bad)]), "R37"
+    np_zpad = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad), E("z", pad_byte=7)])
+    assert has_padding_before(np_zpad, 1)
+    yield "order-nested-R37-before-outer-R37-entry1", np_zpad, "R37"   # message must name the nested entry
 
 
 def run_reader(data):

@@ -10,8 +10,9 @@ Usage: python3 tpack_reader.py FILE
 
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
-bytes actually present.  Follows the revised spec (commits 9f04cc3 and
-6929620: R37 is checked with R50 when payloads are verified, section 12); points
+bytes actually present.  Follows the revised spec (commits 9f04cc3, 6929620:
+R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
+a nested R37 is reported as R37, like a nested R50, not as R39); points
 where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
 by note id, e.g. "note A3").
 """
@@ -148,8 +149,9 @@ class Container(object):
 def open_container(buf, depth):
     """Open a container: the structural rules (all of R1-R49 except R37) on buf
     (a memoryview holding exactly the input), recursively for nested containers.
-    Reads no payload or padding byte of this container (section 12); R37 and
-    R50 are left to verify_payloads.  Returns a Container."""
+    Reads no payload or padding byte of this container except the payloads of
+    CONTAINER entries, which it opens (section 12); R37 and R50, nested ones
+    included, are left to verify_payloads.  Returns a Container."""
     c = Container()
     c.depth = depth
     size = len(buf)
@@ -356,7 +358,8 @@ def open_container(buf, depth):
         if e.known and e.dtype == DT_CONTAINER:
             if depth >= MAX_NESTING_DEPTH:
                 fail("R38", "entry %d is a CONTAINER inside a container at depth %d" % (e.index, depth))
-            try:   # structural rules only: the nested R37/R50 wait for verification
+            try:   # structural rules only (R39 = nested R1-R36, R39-R49): the nested
+                   # R37/R50 wait for verification and are reported as themselves
                 e.nested = open_container(buf[e.offset:e.offset + e.length], depth + 1)
             except Invalid as inner:
                 if inner.rule == "R38":
@@ -485,11 +488,12 @@ def verify_payloads(c, path=""):
     """The payload-integrity group (section 12), on a container open_container
     accepted: entry by entry in table order, R37 for the padding before the
     entry, then R50 for its payload, then for a CONTAINER entry the full
-    verification of the nested container.  Inside a nested container a checksum
-    mismatch is reported as R50 (section 9); any other broken rule found there --
-    which can only be R37 (or an R39 wrapping a deeper R37) -- is reported as R39,
-    since R39 covers a nested payload that breaks "one of R1-R37 or R39-R49"
-    (note N4)."""
+    verification of the nested container.  What the nested verification finds
+    is reported under the integrity rule itself (section 9, revision fcb04b4):
+    a non-zero nested padding byte is R37, a nested payload mismatch R50, never
+    R39 (R39 covers only the structural rules R1-R36 and R39-R49; note N4).
+    Only R37 and R50 can be raised here, at any depth; the message names the
+    path of nested entries."""
     buf = c.buf
     for e in c.entries:
         pad = bytes(buf[e.pad_start:e.offset])
@@ -502,15 +506,8 @@ def verify_payloads(c, path=""):
             fail("R50", "%sentry %d (%r) crc 0x%08x, trailer says 0x%08x"
                  % (path, e.index, e.name, crc, e.checksum))
         if e.nested is not None:
-            where = "%sin nested entry %d (%r): " % (path, e.index, e.name)
-            try:
-                verify_payloads(e.nested, where)
-            except Invalid as inner:
-                if inner.rule == "R50":
-                    raise
-                if inner.rule == "R39":
-                    raise   # already wrapped by a deeper level (message names the innermost rule)
-                fail("R39", str(inner))   # "R39 R37 in nested entry ...": innermost rule named too
+            # nested R37 and R50 propagate unchanged (section 9): no R39 wrapping
+            verify_payloads(e.nested, "%sin nested entry %d (%r): " % (path, e.index, e.name))
 
 
 # ==================================================================== decoding (section 13)
