@@ -71,13 +71,14 @@ fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
 
 /// The `Range<usize>` of a validated `[offset, offset + length)` inside a slice of `len` bytes, or `err`.
 fn span(offset: u64, length: u64, len: usize, err: Error) -> Result<Range<usize>, Error> {
-    let start = usize::try_from(offset).map_err(|_| err)?;
-    let length = usize::try_from(length).map_err(|_| err)?;
-    let end = start.checked_add(length).ok_or(err)?;
-    if end > len {
-        return Err(err);
-    }
-    Ok(start..end)
+    checked_span(offset, length, len).ok_or(err)
+}
+
+/// `[offset, offset + length)` as a `Range<usize>` inside a slice of `len` bytes, if it fits.
+fn checked_span(offset: u64, length: u64, len: usize) -> Option<Range<usize>> {
+    let start = usize::try_from(offset).ok()?;
+    let end = start.checked_add(usize::try_from(length).ok()?)?;
+    (end <= len).then_some(start..end)
 }
 
 fn align_up(value: u64, alignment: u64) -> Option<u64> {
@@ -411,8 +412,7 @@ impl<'a> Container<'a> {
 
     /// The payload of a validated descriptor.
     pub(crate) fn entry_payload(&self, d: &Descriptor) -> &'a [u8] {
-        span(d.offset.get(), d.length.get(), self.bytes.len(), Error::BadMagic)
-            .ok()
+        checked_span(d.offset.get(), d.length.get(), self.bytes.len())
             .and_then(|r| self.bytes.get(r))
             .unwrap_or(&[])
     }
