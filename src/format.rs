@@ -1,6 +1,6 @@
 //! On-disk structures and constants of tpack format 1.0 (`spec/FORMAT.md`).
 //!
-//! This module holds layouts and numbers only; parsing lives in [`crate::read`]. Every struct is a
+//! This module holds layouts and numbers only; parsing is [`crate::Container::parse`]. Every struct is a
 //! `#[repr(C)]` sequence of `zerocopy` little-endian fields with alignment 1 and no padding, so it can be cast
 //! from bytes at any address on any host.
 
