@@ -42,6 +42,9 @@ fn manifest() -> Value {
 }
 
 #[test]
+// Byte equality of files does not depend on the host; under Miri (minutes for the JSON manifest alone) the
+// reader's side is covered by `manifest_verdicts_hold_for_the_files_on_disk`.
+#[cfg_attr(miri, ignore = "host-independent file comparison; see manifest_verdicts_hold_for_the_files_on_disk")]
 fn vectors_match_checked_in_files() {
     let dir = vectors_dir();
     let manifest_text = serde_json::to_string_pretty(&manifest()).unwrap() + "\n";
@@ -87,6 +90,9 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
     assert!(vectors.len() > 60);
     for v in vectors {
         let bytes = fs::read(dir.join(v["file"].as_str().unwrap())).unwrap();
+        if cfg!(miri) && bytes.len() > 16 * 1024 {
+            continue; // The 64 KiB alignment vector: minutes under Miri, and natively checked.
+        }
         let result = validate(&bytes);
         if v["valid"].as_bool().unwrap() {
             let c = result.unwrap_or_else(|e| panic!("{}: {e}", v["file"]));
