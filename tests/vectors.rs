@@ -44,7 +44,10 @@ fn manifest() -> Value {
 #[test]
 // Byte equality of files does not depend on the host; under Miri (minutes for the JSON manifest alone) the
 // reader's side is covered by `manifest_verdicts_hold_for_the_files_on_disk`.
-#[cfg_attr(miri, ignore = "host-independent file comparison; see manifest_verdicts_hold_for_the_files_on_disk")]
+#[cfg_attr(
+    miri,
+    ignore = "host-independent file comparison; see manifest_verdicts_hold_for_the_files_on_disk"
+)]
 fn vectors_match_checked_in_files() {
     let dir = vectors_dir();
     let manifest_text = serde_json::to_string_pretty(&manifest()).unwrap() + "\n";
