@@ -1,0 +1,132 @@
+//! Containers, entries and metadata as words (for people) and as JSON (for scripts).
+//!
+//! The JSON is the canonical decoding of spec §13, so `tpack inspect --json`, the conformance kit and the
+//! `metadata` list of a pack manifest all spell values the same way.
+
+use serde_json::{json, Map, Value};
+use tpack::{Container, Dtype, Entry, MetaValue};
+
+/// The spec's name of a dtype, or `code N` for one from a newer minor version.
+#[must_use]
+pub fn dtype_name(dtype: Dtype) -> String {
+    dtype.name().map_or_else(|| format!("code {}", dtype.code()), str::to_owned)
+}
+
+/// Lowercase hex of `bytes`.
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
+    hex::encode(bytes)
+}
+
+/// An f64 as spec §13 writes it: the 16 hex digits of its bit pattern.
+#[must_use]
+pub fn f64_bits(v: f64) -> Value {
+    Value::String(format!("{:016x}", v.to_bits()))
+}
+
+/// One entry as spec §13 decodes it, with its nested container when it has one.
+#[must_use]
+pub fn entry_json(e: &Entry<'_>) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(e.name()));
+    m.insert("dtype".into(), e.dtype().name().map_or_else(|| json!(e.dtype().code()), |n| json!(n)));
+    m.insert("shape".into(), json!(e.shape().dims()));
+    m.insert("offset".into(), json!(e.offset()));
+    m.insert("length".into(), json!(e.byte_len()));
+    m.insert("alignment".into(), json!(e.alignment()));
+    m.insert("target".into(), json!(e.target()));
+    m.insert("checksum".into(), json!(e.checksum()));
+    if let Some(nested) = e.nested() {
+        m.insert("container".into(), container_json(&nested));
+    }
+    Value::Object(m)
+}
+
+/// A metadata value as spec §13 writes it.
+#[must_use]
+pub fn meta_value_json(value: &MetaValue<'_>) -> Value {
+    match value {
+        MetaValue::U64(v) => json!(v),
+        MetaValue::I64(v) => json!(v),
+        MetaValue::F64(v) => f64_bits(*v),
+        MetaValue::Bool(v) => json!(v),
+        MetaValue::String(s) => json!(s),
+        MetaValue::Bytes(b) => json!(hex(b)),
+        MetaValue::U64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_bits(v.get())).collect()),
+        MetaValue::StringArray(items) => json!((*items).collect::<Vec<_>>()),
+        MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
+        // `MetaValue` is non-exhaustive; a future variant is shown as its type only.
+        _ => Value::Null,
+    }
+}
+
+/// The type name of a metadata value (`u64`, `string[]`, …), or its code for a newer type.
+#[must_use]
+pub fn meta_type_json(value: &MetaValue<'_>) -> Value {
+    let t = value.value_type();
+    t.name().map_or_else(|| json!(t.code()), |n| json!(n))
+}
+
+/// The whole container as spec §13 decodes it.
+#[must_use]
+pub fn container_json(c: &Container<'_>) -> Value {
+    let (major, minor) = c.version();
+    let entries: Vec<Value> = c.entries().map(|e| entry_json(&e)).collect();
+    let metadata: Vec<Value> = c
+        .metadata()
+        .map(|(key, value)| json!({"key": key, "type": meta_type_json(&value), "value": meta_value_json(&value)}))
+        .collect();
+    json!({
+        "version": [major, minor],
+        "compat_flags": c.compat_flags(),
+        "entries": entries,
+        "metadata": metadata,
+    })
+}
+
+/// Items shown before an array is cut short in text output.
+const SHOWN_ITEMS: usize = 8;
+
+fn list<T: std::fmt::Display>(items: impl ExactSizeIterator<Item = T>) -> String {
+    let total = items.len();
+    let shown: Vec<String> = items.take(SHOWN_ITEMS).map(|v| v.to_string()).collect();
+    if total > SHOWN_ITEMS {
+        format!("[{}, … {} more]", shown.join(", "), total - SHOWN_ITEMS)
+    } else {
+        format!("[{}]", shown.join(", "))
+    }
+}
+
+/// A metadata value in words: numbers as numbers, strings quoted, long arrays cut short.
+#[must_use]
+pub fn meta_value_text(value: &MetaValue<'_>) -> String {
+    match value {
+        MetaValue::U64(v) => v.to_string(),
+        MetaValue::I64(v) => v.to_string(),
+        MetaValue::F64(v) => format!("{v:?}"),
+        MetaValue::Bool(v) => v.to_string(),
+        MetaValue::String(s) => format!("{s:?}"),
+        MetaValue::Bytes(b) if b.len() <= 32 => format!("0x{}", hex(b)),
+        MetaValue::Bytes(b) => format!("0x{}… ({} bytes)", hex(&b[..32]), b.len()),
+        MetaValue::U64Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::I64Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::F64Array(a) => list(a.iter().map(|v| format!("{:?}", v.get()))),
+        MetaValue::StringArray(items) => {
+            let all: Vec<String> = (*items).map(|s| format!("{s:?}")).collect();
+            list(all.into_iter())
+        }
+        MetaValue::Unknown { bytes, .. } => {
+            format!("{} bytes of a type this tool does not know", bytes.len())
+        }
+        _ => "a value this tool does not know".to_owned(),
+    }
+}
+
+/// A metadata type name for text output.
+#[must_use]
+pub fn meta_type_text(value: &MetaValue<'_>) -> String {
+    let t = value.value_type();
+    t.name().map_or_else(|| format!("type {}", t.code()), str::to_owned)
+}

@@ -1,0 +1,158 @@
+//! The `tpack` command: argument parsing and printing only; the commands live in the library.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use tpack_cli::convert::Format;
+use tpack_cli::{convert, inspect, pack, unpack, verify};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (for verify: the file is intact)
+  1  a tpack file is invalid or corrupt
+  2  the command line is wrong
+  3  an input cannot be used: a manifest problem, an invalid safetensors or GGUF file, a dtype the output
+     format cannot store
+  4  a file cannot be read or written, or an output exists and --force was not given";
+
+const EXAMPLES: &str = "\
+Examples:
+  tpack pack model/manifest.json -o model.tpack
+  tpack inspect model.tpack
+  tpack inspect model.tpack --entry layers.0.weight --json
+  tpack verify /mnt/device/model.tpack
+  tpack unpack model.tpack -o model-files/
+  tpack convert model.safetensors model.tpack
+  tpack convert llama.gguf llama.tpack
+  tpack convert model.tpack model.safetensors";
+
+/// Inspect, verify, build and convert tpack model-weight containers.
+#[derive(Parser)]
+#[command(name = "tpack", version, after_help = format!("{EXAMPLES}\n\n{EXIT_CODES}"))]
+struct Cli {
+    /// Show no progress bars (they appear only on a terminal, for work over 64 MiB).
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the header, the entries as a tree of their name components, totals and metadata.
+    ///
+    /// Checks the structure (every rule but the payload checksums); `tpack verify` checks those too.
+    #[command(
+        after_help = "Examples:\n  tpack inspect model.tpack\n  tpack inspect model.tpack --json | jq '.totals'\n  \
+                            tpack inspect model.tpack --entry tok_embeddings.weight"
+    )]
+    Inspect {
+        /// The tpack file.
+        file: PathBuf,
+        /// Print JSON (schema `tpack-inspect/1`, documented in docs/cli.md) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Show only the entry with this exact name.
+        #[arg(long, value_name = "NAME")]
+        entry: Option<String>,
+    },
+    /// Verify the structure and every checksum; exit 0 only if the file is intact.
+    ///
+    /// Every corrupt entry is named. Nested containers are verified too.
+    #[command(after_help = "Example:\n  tpack verify model.tpack && echo intact")]
+    Verify {
+        /// The tpack file.
+        file: PathBuf,
+    },
+    /// Build a container from a JSON manifest (schema in docs/cli.md).
+    ///
+    /// The manifest is checked completely before anything is written; payloads stream from their files and the
+    /// output appears atomically, complete or not at all.
+    #[command(
+        after_help = "Example manifest:\n  {\"tpack_manifest\": 1, \"address_bits\": 32,\n   \"entries\": [{\"name\": \
+                            \"w\", \"dtype\": \"F32\", \"shape\": [2, 3], \"file\": \"w.bin\", \"target\": \"0x20000000\"}],\n   \
+                            \"metadata\": [{\"key\": \"layers\", \"type\": \"u64[]\", \"value\": [784, 10]}]}\n\n\
+                            Example:\n  tpack pack model/manifest.json -o model.tpack"
+    )]
+    Pack {
+        /// The manifest.
+        manifest: PathBuf,
+        /// The container to write.
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
+        /// Replace OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write every payload to a file in DIR, with a manifest from which `pack` rebuilds the identical file.
+    ///
+    /// File names are built from the entry index and an escaped name, so no entry name can become a path
+    /// outside DIR. Existing files are not replaced without --force.
+    #[command(after_help = "Example:\n  tpack unpack model.tpack -o model-files/\n  \
+                            tpack pack model-files/manifest.json -o copy.tpack && cmp model.tpack copy.tpack")]
+    Unpack {
+        /// The tpack file.
+        file: PathBuf,
+        /// The directory to write (created if missing).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Replace existing files in DIR.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Convert safetensors → tpack, GGUF → tpack (Q8_0 and Q4_0 included) or tpack → safetensors.
+    ///
+    /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
+    /// Tensor bytes are copied unchanged; the input is validated completely first.
+    #[command(after_help = "Examples:\n  tpack convert model.safetensors model.tpack\n  \
+                            tpack convert llama-q8_0.gguf llama.tpack\n  tpack convert model.tpack model.safetensors")]
+    Convert {
+        /// The input file.
+        input: PathBuf,
+        /// The output file.
+        output: PathBuf,
+        /// The output format, when OUT's extension does not say.
+        #[arg(long, value_enum)]
+        to: Option<Target>,
+        /// Replace OUT if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    Tpack,
+    Safetensors,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let quiet = cli.quiet;
+    let result = match &cli.command {
+        Command::Inspect { file, json, entry } => inspect::run(file, entry.as_deref(), *json),
+        Command::Verify { file } => verify::run(file, quiet),
+        Command::Pack { manifest, output, force } => pack::run(manifest, output, *force, quiet),
+        Command::Unpack { file, output, force } => unpack::run(file, output, *force),
+        Command::Convert { input, output, to, force } => {
+            let to = to.map(|t| match t {
+                Target::Tpack => Format::Tpack,
+                Target::Safetensors => Format::Safetensors,
+            });
+            convert::run(input, output, to, *force, quiet)
+        }
+    };
+    match result {
+        Ok(text) => {
+            // A closed pipe (`tpack inspect … | head`) is not an error worth a message.
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

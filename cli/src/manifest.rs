@@ -1,0 +1,704 @@
+//! Pack manifests: the JSON that lists a container's entries and metadata, checked for meaning before
+//! anything is written.
+//!
+//! The schema is documented in `docs/cli.md`. In short:
+//!
+//! ```json
+//! {
+//!   "tpack_manifest": 1,
+//!   "address_bits": 32,
+//!   "entries": [
+//!     {"name": "w", "dtype": "F32", "shape": [2, 3], "alignment": 64, "target": "0x20000000", "file": "w.bin"},
+//!     {"name": "b", "dtype": "I8", "shape": [3], "data": [1, -2, 3]},
+//!     {"name": "boot", "dtype": "RAW", "hex": "00ff"}
+//!   ],
+//!   "metadata": [{"key": "layers", "type": "u64[]", "value": [784, 128, 10]}]
+//! }
+//! ```
+//!
+//! Every problem is reported, each naming the entry (or metadata record) and the field.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value as Json};
+use tpack::format::{
+    Storage, DEFAULT_ALIGNMENT, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK,
+};
+use tpack::{Container, Dtype, Value};
+
+use crate::error::{CliError, Result};
+
+/// The manifest version this tool reads and writes.
+pub const VERSION: u64 = 1;
+
+/// A checked manifest, ready to stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Compatible-feature flags for the header.
+    pub compat_flags: u64,
+    /// Entries in the order they are written.
+    pub entries: Vec<PlannedEntry>,
+    /// Metadata in manifest order (the writer sorts it).
+    pub metadata: Vec<(String, OwnedValue)>,
+}
+
+/// One checked entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedEntry {
+    /// Entry name.
+    pub name: String,
+    /// Element type.
+    pub dtype: Dtype,
+    /// Shape, outermost first.
+    pub shape: Vec<u64>,
+    /// Payload alignment.
+    pub alignment: u32,
+    /// Load address.
+    pub target: Option<u64>,
+    /// Payload length in bytes, which the source has exactly.
+    pub length: u64,
+    /// Where the payload comes from.
+    pub source: Source,
+}
+
+/// Where a payload comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A file, read in chunks when writing.
+    File(PathBuf),
+    /// Bytes given in the manifest.
+    Inline(Vec<u8>),
+}
+
+/// A metadata value owned by the plan.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum OwnedValue {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    String(String),
+    Bytes(Vec<u8>),
+    U64Array(Vec<u64>),
+    I64Array(Vec<i64>),
+    F64Array(Vec<f64>),
+    StringArray(Vec<String>),
+}
+
+impl OwnedValue {
+    /// Calls `f` with the writer's view of this value.
+    pub fn with_value<R>(&self, f: impl FnOnce(Value<'_>) -> R) -> R {
+        match self {
+            OwnedValue::U64(v) => f(Value::U64(*v)),
+            OwnedValue::I64(v) => f(Value::I64(*v)),
+            OwnedValue::F64(v) => f(Value::F64(*v)),
+            OwnedValue::Bool(v) => f(Value::Bool(*v)),
+            OwnedValue::String(s) => f(Value::String(s)),
+            OwnedValue::Bytes(b) => f(Value::Bytes(b)),
+            OwnedValue::U64Array(a) => f(Value::U64Array(a)),
+            OwnedValue::I64Array(a) => f(Value::I64Array(a)),
+            OwnedValue::F64Array(a) => f(Value::F64Array(a)),
+            OwnedValue::StringArray(items) => {
+                let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+                f(Value::StringArray(&refs))
+            }
+        }
+    }
+}
+
+/// Reads and checks the manifest at `path`; relative data files are resolved against its directory.
+///
+/// # Errors
+/// [`crate::error::Kind::Io`] if it cannot be read; [`crate::error::Kind::Input`] listing every problem.
+pub fn load(path: &Path) -> Result<Plan> {
+    let text = std::fs::read(path).map_err(|e| CliError::io("cannot read manifest", path, &e))?;
+    let json: Json = serde_json::from_slice(&text)
+        .map_err(|e| CliError::input(format!("{} is not valid JSON: {e}", path.display())))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    check(&json, &base).map_err(|problems| {
+        let mut message = match problems.len() {
+            1 => format!("{}: {}", path.display(), problems[0]),
+            n => format!("{} has {n} problems:", path.display()),
+        };
+        if problems.len() > 1 {
+            for p in &problems {
+                message.push_str("\n  ");
+                message.push_str(p);
+            }
+        }
+        CliError::input(message)
+    })
+}
+
+/// Checks a parsed manifest; relative files are resolved against `base`. Returns every problem found.
+///
+/// # Errors
+/// The problems, each one sentence naming the entry or record and the field.
+pub fn check(json: &Json, base: &Path) -> std::result::Result<Plan, Vec<String>> {
+    let mut problems = Vec::new();
+    let Some(top) = json.as_object() else {
+        return Err(vec!["the manifest must be a JSON object".to_owned()]);
+    };
+    unknown_fields(
+        top,
+        &["tpack_manifest", "address_bits", "compat_flags", "entries", "metadata"],
+        "the manifest",
+        &mut problems,
+    );
+    match top.get("tpack_manifest") {
+        Some(v) if v.as_u64() == Some(VERSION) => {}
+        Some(v) => problems.push(format!("field \"tpack_manifest\" is {v}, but this tool reads version {VERSION}")),
+        None => problems.push(format!(
+            "field \"tpack_manifest\" is missing (it must be {VERSION}; it marks the file as a tpack manifest)"
+        )),
+    }
+    let address_bits = match top.get("address_bits") {
+        None => 64,
+        Some(v) => match v.as_u64() {
+            Some(bits @ 1..=64) => bits as u32,
+            _ => {
+                problems.push(format!("field \"address_bits\" is {v}; it must be an integer from 1 to 64"));
+                64
+            }
+        },
+    };
+    let compat_flags = match top.get("compat_flags") {
+        None => 0,
+        Some(v) => integer(v).unwrap_or_else(|why| {
+            problems.push(format!("field \"compat_flags\" {why}"));
+            0
+        }),
+    };
+    let entries = match top.get("entries") {
+        Some(Json::Array(items)) => check_entries(items, base, address_bits, &mut problems),
+        Some(_) => {
+            problems.push("field \"entries\" must be an array".to_owned());
+            Vec::new()
+        }
+        None => {
+            problems.push("field \"entries\" is missing".to_owned());
+            Vec::new()
+        }
+    };
+    let metadata = match top.get("metadata") {
+        None => Vec::new(),
+        Some(Json::Array(items)) => check_metadata(items, &mut problems),
+        Some(_) => {
+            problems.push("field \"metadata\" must be an array".to_owned());
+            Vec::new()
+        }
+    };
+    if problems.is_empty() {
+        Ok(Plan { compat_flags, entries, metadata })
+    } else {
+        Err(problems)
+    }
+}
+
+fn unknown_fields(obj: &Map<String, Json>, known: &[&str], what: &str, problems: &mut Vec<String>) {
+    for key in obj.keys() {
+        if !known.contains(&key.as_str()) {
+            problems
+                .push(format!("{what} has an unknown field {key:?} (known fields: {})", known.join(", ")));
+        }
+    }
+}
+
+/// A u64 from a JSON integer or a `"0x…"`/decimal string, or why not.
+fn integer(v: &Json) -> std::result::Result<u64, String> {
+    match v {
+        Json::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                Ok(u)
+            } else if n.as_i64().is_some() {
+                Err(format!("is negative ({n})"))
+            } else {
+                Err(format!("is {n}, which is not an integer from 0 to 2^64 - 1"))
+            }
+        }
+        Json::String(s) => {
+            let t = s.trim().replace('_', "");
+            let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => t.parse::<u64>(),
+            };
+            parsed.map_err(|_| {
+                if t.starts_with('-') {
+                    format!("is negative ({s:?})")
+                } else {
+                    format!(
+                        "is {s:?}, which is not an integer from 0 to 2^64 - 1 (decimal or 0x-prefixed hex)"
+                    )
+                }
+            })
+        }
+        other => Err(format!("is {other}, which is not an integer")),
+    }
+}
+
+const ENTRY_FIELDS: &[&str] = &["name", "dtype", "shape", "alignment", "target", "file", "data", "hex"];
+
+fn check_entries(
+    items: &[Json],
+    base: &Path,
+    address_bits: u32,
+    problems: &mut Vec<String>,
+) -> Vec<PlannedEntry> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut planned = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            problems.push(format!("entry {i} must be a JSON object"));
+            continue;
+        };
+        let label = match obj.get("name").and_then(Json::as_str) {
+            Some(name) => format!("entry {i} ({name:?})"),
+            None => format!("entry {i}"),
+        };
+        let before = problems.len();
+        let mut bad = |field: &str, why: String| problems.push(format!("{label}, field {field:?}: {why}"));
+        let mut unknown = Vec::new();
+        unknown_fields(obj, ENTRY_FIELDS, &label, &mut unknown);
+
+        let name = match obj.get("name") {
+            Some(Json::String(s)) if s.is_empty() => {
+                bad("name", "is empty; names are 1 to 1024 bytes".to_owned());
+                None
+            }
+            Some(Json::String(s)) if s.len() > MAX_NAME_LEN as usize => {
+                bad("name", format!("is {} bytes long; names are at most {MAX_NAME_LEN} bytes", s.len()));
+                None
+            }
+            Some(Json::String(s)) => {
+                if let Some(first) = seen.insert(s.clone(), i) {
+                    bad("name", format!("duplicates the name of entry {first}"));
+                }
+                Some(s.clone())
+            }
+            Some(_) => {
+                bad("name", "must be a string".to_owned());
+                None
+            }
+            None => {
+                bad("name", "is missing".to_owned());
+                None
+            }
+        };
+        let dtype = match obj.get("dtype") {
+            Some(Json::String(s)) => Dtype::from_name(s).or_else(|| {
+                let known: Vec<&str> = Dtype::ALL.iter().filter_map(|d| d.name()).collect();
+                bad("dtype", format!("{s:?} is not a tpack dtype (known: {})", known.join(", ")));
+                None
+            }),
+            Some(_) => {
+                bad("dtype", "must be a string such as \"F32\"".to_owned());
+                None
+            }
+            None => {
+                bad("dtype", "is missing".to_owned());
+                None
+            }
+        };
+        let shape = match obj.get("shape") {
+            None => None,
+            Some(Json::Array(dims)) => {
+                let mut out = Vec::new();
+                for (d, v) in dims.iter().enumerate() {
+                    match integer_number(v) {
+                        Ok(n) => out.push(n),
+                        Err(why) => bad("shape", format!("dimension {d} {why}")),
+                    }
+                }
+                if dims.len() > MAX_RANK {
+                    bad("shape", format!("has {} dimensions; at most {MAX_RANK} are allowed", dims.len()));
+                }
+                Some(out)
+            }
+            Some(_) => {
+                bad("shape", "must be an array of integers".to_owned());
+                None
+            }
+        };
+        let alignment = match obj.get("alignment") {
+            None => DEFAULT_ALIGNMENT,
+            Some(v) => match v.as_u64() {
+                Some(a) if a.is_power_of_two() && a <= u64::from(MAX_ALIGNMENT) => a as u32,
+                _ => {
+                    bad("alignment", format!("is {v}; it must be a power of two from 1 to {MAX_ALIGNMENT}"));
+                    DEFAULT_ALIGNMENT
+                }
+            },
+        };
+        let target = match obj.get("target") {
+            None | Some(Json::Null) => None,
+            Some(v) => match integer(v) {
+                Ok(t) => Some(t),
+                Err(why) => {
+                    bad("target", why);
+                    None
+                }
+            },
+        };
+        let sources: Vec<&str> =
+            ["file", "data", "hex"].into_iter().filter(|k| obj.contains_key(*k)).collect();
+        let source = match sources.as_slice() {
+            [] => {
+                bad("file", "is missing: give the payload as \"file\", \"data\" or \"hex\"".to_owned());
+                None
+            }
+            [_, _, ..] => {
+                bad(
+                    sources[1],
+                    format!("conflicts with {:?}: give exactly one of file, data, hex", sources[0]),
+                );
+                None
+            }
+            [one] => source_of(one, &obj[*one], base, dtype, &mut bad),
+        };
+        problems.extend(unknown);
+
+        // Shape, dtype and data size are checked together once each is known to be well-formed.
+        let (Some(name), Some(dtype), Some((source, size))) = (name, dtype, source) else { continue };
+        if problems.len() > before {
+            continue;
+        }
+        let mut bad = |field: &str, why: String| problems.push(format!("{label}, field {field:?}: {why}"));
+        let shape = match (shape, dtype.storage()) {
+            (Some(shape), _) => shape,
+            (None, Some(Storage::Bytes)) => vec![size],
+            (None, _) => {
+                bad("shape", "is missing; only RAW and CONTAINER entries may leave it out".to_owned());
+                continue;
+            }
+        };
+        let expected = match expected_length(dtype, &shape) {
+            Ok(n) => n,
+            Err(why) => {
+                bad("shape", why);
+                continue;
+            }
+        };
+        if expected != size {
+            let what = match &source {
+                Source::File(p) => format!("data file {} has {size} bytes", p.display()),
+                Source::Inline(_) => format!("the inline data has {size} bytes"),
+            };
+            bad("shape", format!("{shape:?} of {} needs {expected} bytes, but {what}", dtype_label(dtype)));
+            continue;
+        }
+        if let Some(t) = target {
+            let end = u128::from(t) + u128::from(size);
+            if end > 1u128 << address_bits {
+                bad(
+                    "target",
+                    format!(
+                        "{t:#x} + {size} bytes ends at {end:#x}, beyond the {address_bits}-bit address space the manifest declares"
+                    ),
+                );
+                continue;
+            }
+        }
+        if dtype == Dtype::Container {
+            if let Err(why) = check_nested(&source) {
+                bad("file", why);
+                continue;
+            }
+        }
+        planned.push(PlannedEntry { name, dtype, shape, alignment, target, length: size, source });
+    }
+    planned
+}
+
+fn dtype_label(dtype: Dtype) -> String {
+    crate::describe::dtype_name(dtype)
+}
+
+/// A non-negative JSON integer (no strings), or why not.
+fn integer_number(v: &Json) -> std::result::Result<u64, String> {
+    match v {
+        Json::Number(_) => integer(v),
+        other => Err(format!("is {other}, which is not an integer")),
+    }
+}
+
+/// Payload bytes that `dtype` and `shape` give (spec §4.1), or why they give none.
+pub fn expected_length(dtype: Dtype, shape: &[u64]) -> std::result::Result<u64, String> {
+    let count = shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| format!("{shape:?} has more than 2^64 - 1 elements"))?;
+    match dtype.storage() {
+        Some(Storage::Element(bytes)) => count
+            .checked_mul(bytes)
+            .ok_or_else(|| format!("{shape:?} of {} is more than 2^64 - 1 bytes", dtype_label(dtype))),
+        Some(Storage::Block { block_elems, block_bytes }) => {
+            let Some(&inner) = shape.last() else {
+                return Err(format!("{} needs at least one dimension", dtype_label(dtype)));
+            };
+            if inner % block_elems != 0 {
+                return Err(format!(
+                    "the innermost dimension {inner} of a {} entry must be a multiple of its block size {block_elems}",
+                    dtype_label(dtype)
+                ));
+            }
+            (count / block_elems)
+                .checked_mul(block_bytes)
+                .ok_or_else(|| format!("{shape:?} of {} is more than 2^64 - 1 bytes", dtype_label(dtype)))
+        }
+        Some(Storage::Bytes) => match shape {
+            [len] => Ok(*len),
+            _ => Err(format!("a {} entry has exactly one dimension, its byte length", dtype_label(dtype))),
+        },
+        _ => Err(format!("{} has no known size", dtype_label(dtype))),
+    }
+}
+
+fn source_of(
+    field: &str,
+    value: &Json,
+    base: &Path,
+    dtype: Option<Dtype>,
+    bad: &mut dyn FnMut(&str, String),
+) -> Option<(Source, u64)> {
+    match field {
+        "file" => {
+            let Some(rel) = value.as_str() else {
+                bad("file", "must be a string (a path relative to the manifest)".to_owned());
+                return None;
+            };
+            let path = base.join(rel);
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => Some((Source::File(path), m.len())),
+                Ok(_) => {
+                    bad("file", format!("{} is not a regular file", path.display()));
+                    None
+                }
+                Err(e) => {
+                    bad("file", format!("cannot read {}: {}", path.display(), crate::error::io_words(&e)));
+                    None
+                }
+            }
+        }
+        "hex" => {
+            let Some(text) = value.as_str() else {
+                bad("hex", "must be a string of hex digits".to_owned());
+                return None;
+            };
+            match hex::decode(text) {
+                Ok(bytes) => {
+                    let len = bytes.len() as u64;
+                    Some((Source::Inline(bytes), len))
+                }
+                Err(e) => {
+                    bad("hex", format!("is not hex: {e}"));
+                    None
+                }
+            }
+        }
+        _ => {
+            let Some(items) = value.as_array() else {
+                bad("data", "must be an array of numbers".to_owned());
+                return None;
+            };
+            let dtype = dtype?;
+            match encode_numbers(dtype, items) {
+                Ok(bytes) => {
+                    let len = bytes.len() as u64;
+                    Some((Source::Inline(bytes), len))
+                }
+                Err(why) => {
+                    bad("data", why);
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// Encodes inline numbers as little-endian elements of `dtype`.
+fn encode_numbers(dtype: Dtype, items: &[Json]) -> std::result::Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    for (i, v) in items.iter().enumerate() {
+        let fail = |what: &str| format!("item {i} ({v}) {what}");
+        let float = || v.as_f64().ok_or_else(|| fail("is not a number"));
+        let int = |min: i128, max: i128| -> std::result::Result<i128, String> {
+            let n = v
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| v.as_u64().map(i128::from))
+                .ok_or_else(|| fail("is not an integer"))?;
+            if n < min || n > max {
+                return Err(fail(&format!("is out of range for {}", dtype_label(dtype))));
+            }
+            Ok(n)
+        };
+        match dtype {
+            Dtype::F64 => out.extend(float()?.to_le_bytes()),
+            Dtype::F32 => out.extend((float()? as f32).to_le_bytes()),
+            Dtype::F16 => out.extend(half::f16::from_f64(float()?).to_le_bytes()),
+            Dtype::BF16 => out.extend(half::bf16::from_f64(float()?).to_le_bytes()),
+            Dtype::I64 => out.extend((int(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes()),
+            Dtype::I32 => out.extend((int(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes()),
+            Dtype::I16 => out.extend((int(i16::MIN.into(), i16::MAX.into())? as i16).to_le_bytes()),
+            Dtype::I8 => out.extend((int(i8::MIN.into(), i8::MAX.into())? as i8).to_le_bytes()),
+            Dtype::U64 => out.extend((int(0, u64::MAX.into())? as u64).to_le_bytes()),
+            Dtype::U32 => out.extend((int(0, u32::MAX.into())? as u32).to_le_bytes()),
+            Dtype::U16 => out.extend((int(0, u16::MAX.into())? as u16).to_le_bytes()),
+            Dtype::U8 | Dtype::Raw => out.push(int(0, u8::MAX.into())? as u8),
+            Dtype::Bool => match v {
+                Json::Bool(b) => out.push(u8::from(*b)),
+                _ => out.push(int(0, 1)? as u8),
+            },
+            other => {
+                return Err(format!(
+                    "inline numbers cannot be encoded as {}; give the bytes as \"hex\" or \"file\"",
+                    dtype_label(other)
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A CONTAINER entry's file must be a valid container that can still be nested one level deeper.
+fn check_nested(source: &Source) -> std::result::Result<(), String> {
+    let verify = |bytes: &[u8]| -> std::result::Result<(), String> {
+        let c = Container::parse(bytes).map_err(|e| format!("is not a valid tpack container: {e}"))?;
+        c.verify().map_err(|e| format!("is a corrupt tpack container: {e}"))?;
+        let depth = nesting_depth(&c);
+        if depth >= MAX_NESTING_DEPTH {
+            return Err(format!(
+                "nests containers {depth} deep; inside another container that would exceed the limit of {MAX_NESTING_DEPTH}"
+            ));
+        }
+        Ok(())
+    };
+    match source {
+        Source::Inline(bytes) => verify(bytes),
+        Source::File(path) => {
+            let map = crate::fsutil::map(path).map_err(|e| e.to_string())?;
+            verify(&map)
+        }
+    }
+}
+
+/// How many levels of containers `c` holds below itself.
+fn nesting_depth(c: &Container<'_>) -> u8 {
+    c.entries().filter_map(|e| e.nested()).map(|n| 1 + nesting_depth(&n)).max().unwrap_or(0)
+}
+
+const META_FIELDS: &[&str] = &["key", "type", "value"];
+
+fn check_metadata(items: &[Json], problems: &mut Vec<String>) -> Vec<(String, OwnedValue)> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            problems.push(format!("metadata record {i} must be a JSON object"));
+            continue;
+        };
+        let label = match obj.get("key").and_then(Json::as_str) {
+            Some(key) => format!("metadata record {i} ({key:?})"),
+            None => format!("metadata record {i}"),
+        };
+        unknown_fields(obj, META_FIELDS, &label, problems);
+        let mut bad = |field: &str, why: String| problems.push(format!("{label}, field {field:?}: {why}"));
+        let key = match obj.get("key") {
+            Some(Json::String(k)) if k.is_empty() || k.len() > usize::from(MAX_KEY_LEN) => {
+                bad("key", format!("is {} bytes long; keys are 1 to {MAX_KEY_LEN} bytes", k.len()));
+                None
+            }
+            Some(Json::String(k)) => {
+                if let Some(first) = seen.insert(k.clone(), i) {
+                    bad("key", format!("duplicates the key of metadata record {first}"));
+                }
+                Some(k.clone())
+            }
+            _ => {
+                bad("key", "must be a string".to_owned());
+                None
+            }
+        };
+        let Some(type_name) = obj.get("type").and_then(Json::as_str) else {
+            bad(
+                "type",
+                "must be one of u64, i64, f64, bool, string, bytes, u64[], i64[], f64[], string[]".to_owned(),
+            );
+            continue;
+        };
+        let Some(value) = obj.get("value") else {
+            bad("value", "is missing".to_owned());
+            continue;
+        };
+        match meta_value(type_name, value) {
+            Ok(v) => {
+                if let Some(key) = key {
+                    out.push((key, v));
+                }
+            }
+            Err((field, why)) => bad(field, why),
+        }
+    }
+    out
+}
+
+/// An f64 from a JSON number or from spec §13's 16 hex digits of its bit pattern (for NaN, ±∞, −0).
+fn f64_of(v: &Json) -> std::result::Result<f64, String> {
+    match v {
+        Json::Number(n) => n.as_f64().ok_or_else(|| format!("{n} is not a number")),
+        Json::String(s) if s.len() == 16 => {
+            u64::from_str_radix(s, 16).map(f64::from_bits).map_err(|_| format!("{s:?} is not 16 hex digits"))
+        }
+        other => Err(format!("{other} is neither a number nor the 16 hex digits of an f64 bit pattern")),
+    }
+}
+
+fn i64_of(v: &Json) -> std::result::Result<i64, String> {
+    v.as_i64().ok_or_else(|| format!("{v} is not an integer from -2^63 to 2^63 - 1"))
+}
+
+fn u64_of(v: &Json) -> std::result::Result<u64, String> {
+    match (v.as_u64(), v.as_i64()) {
+        (Some(u), _) => Ok(u),
+        (None, Some(_)) => Err(format!("{v} is negative")),
+        _ => Err(format!("{v} is not an integer from 0 to 2^64 - 1")),
+    }
+}
+
+fn array_of<T>(
+    v: &Json,
+    each: impl Fn(&Json) -> std::result::Result<T, String>,
+) -> std::result::Result<Vec<T>, String> {
+    let items = v.as_array().ok_or_else(|| format!("{v} is not an array"))?;
+    items.iter().enumerate().map(|(i, x)| each(x).map_err(|why| format!("item {i}: {why}"))).collect()
+}
+
+fn meta_value(type_name: &str, v: &Json) -> std::result::Result<OwnedValue, (&'static str, String)> {
+    let value = |r: std::result::Result<OwnedValue, String>| r.map_err(|why| ("value", why));
+    match type_name {
+        "u64" => value(u64_of(v).map(OwnedValue::U64)),
+        "i64" => value(i64_of(v).map(OwnedValue::I64)),
+        "f64" => value(f64_of(v).map(OwnedValue::F64)),
+        "bool" => value(v.as_bool().map(OwnedValue::Bool).ok_or_else(|| format!("{v} is not true or false"))),
+        "string" => value(v.as_str().map(|s| OwnedValue::String(s.to_owned())).ok_or_else(|| format!("{v} is not a string"))),
+        "bytes" => value(
+            v.as_str()
+                .ok_or_else(|| format!("{v} is not a string of hex digits"))
+                .and_then(|s| hex::decode(s).map_err(|e| format!("is not hex: {e}")))
+                .map(OwnedValue::Bytes),
+        ),
+        "u64[]" => value(array_of(v, u64_of).map(OwnedValue::U64Array)),
+        "i64[]" => value(array_of(v, i64_of).map(OwnedValue::I64Array)),
+        "f64[]" => value(array_of(v, f64_of).map(OwnedValue::F64Array)),
+        "string[]" => value(
+            array_of(v, |x| x.as_str().map(str::to_owned).ok_or_else(|| format!("{x} is not a string")))
+                .map(OwnedValue::StringArray),
+        ),
+        other => Err((
+            "type",
+            format!("{other:?} is not a metadata type (known: u64, i64, f64, bool, string, bytes, u64[], i64[], f64[], string[])"),
+        )),
+    }
+}
