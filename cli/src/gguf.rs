@@ -289,8 +289,9 @@ macro_rules! ggml_types {
 /// The elements in one super-block of the k-quants and most i-quants (`QK_K`).
 const QK_K: u64 = 256;
 
-// Block and type sizes: gguf-py's GGML_QUANT_SIZES, which mirrors the type traits in ggml.c.
-#[allow(clippy::arithmetic_side_effects)] // constant expressions, checked at compile time
+// Block and type sizes: the type traits in ggml.c (sizes of the block structs in ggml-common.h), which
+// gguf-py's GGML_QUANT_SIZES mirrors, except for Q8_1: gguf-py says 40 bytes (two f32 scales, an older
+// layout), while ggml, which loads the files, has two f16 scales and asserts 36 bytes.
 mod sizes {
     use super::QK_K;
     pub const Q2_K: u64 = 2 + 2 + QK_K / 16 + QK_K / 4;

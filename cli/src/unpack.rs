@@ -131,7 +131,7 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     let (_, minor) = c.version();
     if minor != tpack::format::VERSION_MINOR {
         return Err(CliError::input(format!(
-            "{} is tpack 1.{minor}; this tool writes 1.{}, so a repacked file would differ from it",
+            "{} is tpack 1.{minor}; this tool writes 1.{}, so it cannot repack it byte for byte",
             path.display(),
             tpack::format::VERSION_MINOR
         )));

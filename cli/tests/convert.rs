@@ -1,0 +1,204 @@
+//! `tpack convert` on files written by independent writers (PyPI `safetensors` and `gguf`), checked tensor by
+//! tensor against what those libraries read back (`fixtures/expected.json`), and back again.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use tpack::{Container, Dtype, MetaValue};
+
+/// safetensors dtype names → tpack dtype names, for the dtypes both have.
+fn tpack_dtype_of_safetensors(name: &str) -> &'static str {
+    match name {
+        "F8_E4M3" => "F8E4M3",
+        "F8_E5M2" => "F8E5M2",
+        other => Dtype::from_name(other).and_then(Dtype::name).unwrap_or_else(|| panic!("{other}")),
+    }
+}
+
+#[test]
+fn safetensors_to_tpack_keeps_every_tensor_and_the_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.tpack");
+    assert_ok(&run!("convert", fixture("model.safetensors"), out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    c.verify().unwrap();
+    let expected = expected();
+    let tensors = expected["model.safetensors"]["tensors"].as_object().unwrap();
+    assert_eq!(c.len(), tensors.len());
+    for (name, t) in tensors {
+        let e = c.get(name).unwrap_or_else(|| panic!("{name} missing"));
+        assert_eq!(
+            e.dtype().name().unwrap(),
+            tpack_dtype_of_safetensors(t["dtype"].as_str().unwrap()),
+            "{name}"
+        );
+        assert_eq!(json!(e.shape().dims()), t["shape"], "{name}");
+        assert_eq!(e.byte_len(), t["nbytes"].as_u64().unwrap(), "{name}");
+        assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}");
+    }
+    for (key, value) in expected["model.safetensors"]["metadata"].as_object().unwrap() {
+        assert_eq!(c.meta(key), Some(MetaValue::String(value.as_str().unwrap())), "{key}");
+    }
+}
+
+fn check_gguf(fixture_name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.tpack");
+    assert_ok(&run!("convert", fixture(fixture_name), out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    c.verify().unwrap();
+    let expected = expected();
+    let tensors = expected[fixture_name]["tensors"].as_object().unwrap();
+    assert_eq!(c.len(), tensors.len());
+    for (name, t) in tensors {
+        let e = c.get(name).unwrap_or_else(|| panic!("{name} missing"));
+        assert_eq!(e.dtype().name().unwrap(), t["ggml_type"].as_str().unwrap(), "{name}");
+        // GGUF lists dimensions innermost first, tpack outermost first.
+        let mut dims: Vec<u64> =
+            t["shape_gguf"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
+        dims.reverse();
+        assert_eq!(e.shape().dims(), dims.as_slice(), "{name}");
+        assert_eq!(e.byte_len(), t["nbytes"].as_u64().unwrap(), "{name}");
+        assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}");
+        assert_eq!(e.offset() % 64, 0, "{name}");
+    }
+    let metadata = expected[fixture_name]["metadata"].as_object().unwrap();
+    assert_eq!(c.metadata().count(), metadata.len());
+    for (key, m) in metadata {
+        let got = c.meta(key).unwrap_or_else(|| panic!("metadata {key} missing"));
+        let want = match m["item_type"].as_str() {
+            // tpack has no bool[]: a GGUF bool array becomes a u64[] of 0 and 1.
+            Some("BOOL") => json!(m["value"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| u64::from(b.as_bool().unwrap()))
+                .collect::<Vec<_>>()),
+            _ => m["value"].clone(),
+        };
+        assert_eq!(widened(&got), want, "{key} ({})", m["type"]);
+        let expected_type = match (m["type"].as_str().unwrap(), m["item_type"].as_str()) {
+            ("UINT8" | "UINT16" | "UINT32" | "UINT64", _) => "u64",
+            ("INT8" | "INT16" | "INT32" | "INT64", _) => "i64",
+            ("FLOAT32" | "FLOAT64", _) => "f64",
+            ("BOOL", _) => "bool",
+            ("STRING", _) => "string",
+            ("ARRAY", Some("UINT8" | "UINT16" | "UINT32" | "UINT64" | "BOOL")) => "u64[]",
+            ("ARRAY", Some("INT8" | "INT16" | "INT32" | "INT64")) => "i64[]",
+            ("ARRAY", Some("FLOAT32" | "FLOAT64")) => "f64[]",
+            ("ARRAY", Some("STRING")) => "string[]",
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(got.value_type().name(), Some(expected_type), "{key}");
+    }
+}
+
+/// A tpack metadata value as the JSON the Python reader gives for the GGUF original (bool arrays as 0/1).
+fn widened(v: &MetaValue<'_>) -> Value {
+    match v {
+        MetaValue::U64(x) => json!(x),
+        MetaValue::I64(x) => json!(x),
+        MetaValue::F64(x) => json!(x),
+        MetaValue::Bool(x) => json!(x),
+        MetaValue::String(s) => json!(s),
+        MetaValue::U64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
+        MetaValue::I64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
+        MetaValue::F64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
+        MetaValue::StringArray(items) => json!((*items).collect::<Vec<_>>()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn gguf_to_tpack_keeps_quantized_tensors_and_typed_metadata() {
+    check_gguf("model.gguf");
+}
+
+#[test]
+fn gguf_with_custom_alignment_converts() {
+    check_gguf("aligned64.gguf");
+}
+
+#[test]
+fn big_endian_gguf_is_refused_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("be.tpack");
+    let o = run!("convert", fixture("bigendian.gguf"), out);
+    assert_fails(&o, 3, &["bigendian.gguf", "big-endian"]);
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
+}
+
+#[test]
+fn tpack_to_safetensors_gives_back_what_the_python_library_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("model.tpack");
+    let back = dir.path().join("back.safetensors");
+    assert_ok(&run!("convert", fixture("model.safetensors"), mid));
+    assert_ok(&run!("convert", mid, back));
+
+    // The Rust safetensors crate reads the same tensors.
+    let original = std::fs::read(fixture("model.safetensors")).unwrap();
+    let converted = std::fs::read(&back).unwrap();
+    let a = safetensors::SafeTensors::deserialize(&original).unwrap();
+    let b = safetensors::SafeTensors::deserialize(&converted).unwrap();
+    assert_eq!(a.len(), b.len());
+    for (name, view) in a.iter() {
+        let other = b.tensor(name).unwrap();
+        assert_eq!(
+            (view.dtype(), view.shape(), view.data()),
+            (other.dtype(), other.shape(), other.data()),
+            "{name}"
+        );
+    }
+
+    // The PyPI library reads back exactly what it wrote in the first place.
+    if let Some(py) = python() {
+        let read = python_readback(&py, &back);
+        let want = &expected()["model.safetensors"];
+        assert_eq!(read["tensors"], want["tensors"]);
+        assert_eq!(read["metadata"], want["metadata"]);
+    }
+}
+
+#[test]
+fn gguf_to_tpack_to_safetensors_reads_back_in_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    let back = dir.path().join("m.safetensors");
+    assert_ok(&run!("convert", fixture("aligned64.gguf"), mid));
+    // Q8_0 has no safetensors dtype: refused, naming the entry.
+    let o = run!("convert", mid, back);
+    assert_fails(&o, 3, &["b.q8_0", "Q8_0", "safetensors cannot store"]);
+    assert!(!back.exists());
+}
+
+#[test]
+fn corrupt_tpack_is_not_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    let back = dir.path().join("m.safetensors");
+    assert_ok(&run!("convert", fixture("model.safetensors"), mid));
+    let mut bytes = std::fs::read(&mid).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    let at = c.get("embed.weight").unwrap().offset() as usize;
+    bytes[at] ^= 1;
+    std::fs::write(&mid, &bytes).unwrap();
+    let o = run!("convert", mid, back);
+    assert_fails(&o, 1, &["corrupt", "embed.weight", "R50"]);
+    assert!(!back.exists());
+}
+
+#[test]
+fn existing_output_is_kept_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.tpack");
+    std::fs::write(&out, b"precious").unwrap();
+    let o = run!("convert", fixture("model.safetensors"), out);
+    assert_fails(&o, 4, &["already exists", "--force"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+    assert_ok(&run!("convert", fixture("model.safetensors"), out, "--force"));
+    Container::parse(&std::fs::read(&out).unwrap()).unwrap();
+}
