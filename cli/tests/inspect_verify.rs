@@ -1,0 +1,160 @@
+//! `tpack inspect` and `tpack verify` on intact, corrupt and foreign files.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use tpack::{Builder, Container, Dtype, NewEntry, Value as Meta};
+
+fn sample() -> Vec<u8> {
+    let mut b = Builder::new();
+    b.push(NewEntry::new("layers.0.attn.q", Dtype::F32, &[2, 2], &[0; 16])).unwrap();
+    b.push(NewEntry::new("layers.0.attn.k", Dtype::F32, &[2, 2], &[1; 16])).unwrap();
+    b.push(NewEntry::new("layers.1/mlp", Dtype::I8, &[3], &[1, 2, 3])).unwrap();
+    b.push(NewEntry::new("boot", Dtype::Raw, &[4], &[9; 4]).with_target(0x2000_0000)).unwrap();
+    b.meta("arch", Meta::String("mlp")).unwrap();
+    b.meta("sizes", Meta::U64Array(&[784, 10])).unwrap();
+    b.finish().unwrap()
+}
+
+fn file_with(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    std::fs::write(&path, bytes).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn inspect_shows_a_tree_totals_and_typed_metadata() {
+    let (_dir, path) = file_with(&sample());
+    let text = assert_ok(&run!("inspect", path));
+    for want in [
+        "tpack 1.0",
+        "entries (4):",
+        "├── layers",
+        "│   ├── 0.attn",
+        "q ",
+        "k ",
+        "1.mlp",
+        "I8",
+        "[2, 2]",
+        "load at 0x20000000",
+        "totals: 4 entries",
+        "arch (string) = \"mlp\"",
+        "sizes (u64[]) = [784, 10]",
+    ] {
+        assert!(text.contains(want), "inspect output lacks {want:?}:\n{text}");
+    }
+}
+
+#[test]
+fn inspect_json_has_the_documented_schema() {
+    let (_dir, path) = file_with(&sample());
+    let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", path, "--json"))).unwrap();
+    assert_eq!(doc["schema"], "tpack-inspect/1");
+    assert_eq!(doc["version"], serde_json::json!([1, 0]));
+    assert_eq!(doc["totals"]["entries"], 4);
+    assert_eq!(doc["totals"]["payload_bytes"], 16 + 16 + 3 + 4);
+    assert_eq!(doc["totals"]["by_dtype"]["F32"]["entries"], 2);
+    let e = &doc["entries"][3];
+    assert_eq!(
+        (e["name"].as_str(), e["dtype"].as_str(), e["target"].as_u64()),
+        (Some("boot"), Some("RAW"), Some(0x2000_0000))
+    );
+    for key in ["offset", "length", "alignment", "checksum", "shape"] {
+        assert!(e.get(key).is_some(), "{key}");
+    }
+    assert_eq!(doc["metadata"][1], serde_json::json!({"key": "sizes", "type": "u64[]", "value": [784, 10]}));
+    assert!(doc["file_length"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn inspect_one_entry() {
+    let (_dir, path) = file_with(&sample());
+    let text = assert_ok(&run!("inspect", path, "--entry", "layers.1/mlp"));
+    assert!(text.contains("dtype      I8") && text.contains("[3] (3 elements)"), "{text}");
+    let doc: Value =
+        serde_json::from_str(&assert_ok(&run!("inspect", path, "--entry", "boot", "--json"))).unwrap();
+    assert_eq!(doc["length"], 4);
+    assert_fails(&run!("inspect", path, "--entry", "nope"), 3, &["no entry named \"nope\""]);
+}
+
+#[test]
+fn verify_passes_an_intact_file() {
+    let (_dir, path) = file_with(&sample());
+    let text = assert_ok(&run!("verify", path));
+    assert!(text.contains("intact: 4 entries"), "{text}");
+}
+
+#[test]
+fn verify_names_every_corrupt_entry() {
+    let mut bytes = sample();
+    let c = Container::parse(&bytes).unwrap();
+    let q = c.get("layers.0.attn.q").unwrap().offset() as usize;
+    let boot = c.get("boot").unwrap().offset() as usize;
+    let padding = c.get("layers.1/mlp").unwrap().range().end as usize; // padding before `boot`
+    bytes[q] ^= 0x80;
+    bytes[boot + 3] ^= 1;
+    bytes[padding] = 1;
+    let (_dir, path) = file_with(&bytes);
+    let err = assert_fails(&run!("verify", path), 1, &["is corrupt", "2 of 4 entries"]);
+    assert!(err.contains("entry 0 \"layers.0.attn.q\"") && err.contains("R50"), "{err}");
+    assert!(err.contains("entry 3 \"boot\"") && err.contains("R37"), "{err}");
+    assert!(!err.contains("entry 1 ") && !err.contains("entry 2 "), "{err}");
+}
+
+#[test]
+fn verify_and_inspect_explain_structural_damage() {
+    let bytes = sample();
+    let (_dir, path) = file_with(&bytes[..bytes.len() - 1]);
+    assert_fails(&run!("verify", path), 1, &["m.tpack is not a valid tpack file", "R"]);
+    assert_fails(&run!("inspect", path), 1, &["m.tpack is not a valid tpack file"]);
+    let mut bad_header = bytes.clone();
+    bad_header[20] ^= 1;
+    let (_dir2, path2) = file_with(&bad_header);
+    assert_fails(&run!("verify", path2), 1, &["not a valid tpack file"]);
+}
+
+#[test]
+fn foreign_files_get_a_hint() {
+    let o = run!("verify", fixture("model.safetensors"));
+    assert_fails(&o, 1, &["not a valid tpack file", "looks like a safetensors file", "tpack convert"]);
+    let o = run!("inspect", fixture("model.gguf"));
+    assert_fails(&o, 1, &["looks like a GGUF file"]);
+}
+
+#[test]
+fn missing_and_unreadable_files_are_io_errors() {
+    let o = run!("verify", "/nonexistent/m.tpack");
+    assert_fails(&o, 4, &["cannot open /nonexistent/m.tpack", "no such file or directory"]);
+    let dir = tempfile::tempdir().unwrap();
+    assert_fails(&run!("inspect", dir.path()), 4, &["is a directory"]);
+}
+
+#[test]
+fn empty_file_is_refused() {
+    let (_dir, path) = file_with(&[]);
+    assert_fails(&run!("verify", path), 1, &["not a valid tpack file", "R1"]);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_has_examples_and_exit_codes() {
+    let o = run!("verify");
+    assert_eq!(o.status.code(), Some(2));
+    let help = assert_ok(&run!("--help"));
+    for want in ["Examples:", "tpack convert", "Exit codes:", "4  a file cannot be read"] {
+        assert!(help.contains(want), "{want}: {help}");
+    }
+    for cmd in ["inspect", "verify", "pack", "unpack", "convert"] {
+        let h = assert_ok(&run!(cmd, "--help"));
+        assert!(h.contains("Example"), "{cmd} --help has no example:\n{h}");
+    }
+}
+
+#[test]
+fn no_progress_bar_when_not_a_terminal() {
+    // Tests run with stderr captured: a bar would leave escape codes or carriage returns behind.
+    let (_dir, path) = file_with(&sample());
+    let o = run!("verify", path);
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+}
