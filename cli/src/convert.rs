@@ -167,8 +167,16 @@ fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String 
 fn safetensors_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
     let st = SafeTensors::deserialize(bytes)
         .map_err(|e| CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())))?;
-    let (_, header) = SafeTensors::read_metadata(bytes)
+    let (header_len, header) = SafeTensors::read_metadata(bytes)
         .map_err(|e| CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())))?;
+    // The crate accepted the header, so these bytes exist and are UTF-8; a repeated key is still ambiguous.
+    let text = bytes.get(8..8 + header_len).and_then(|h| std::str::from_utf8(h).ok()).unwrap_or_default();
+    crate::json_strict::check_no_duplicate_keys(text).map_err(|why| {
+        CliError::input(format!(
+            "{} is not a valid safetensors file: its header is ambiguous: {why}",
+            input.display()
+        ))
+    })?;
     // Tensors in file order, as the producer laid them out.
     let names = header.offset_keys();
     let mut views: Vec<(String, TensorView<'_>, Vec<u64>)> = Vec::with_capacity(names.len());

@@ -10,6 +10,7 @@ pub mod error;
 pub mod fsutil;
 pub mod gguf;
 pub mod inspect;
+pub mod json_strict;
 pub mod manifest;
 pub mod pack;
 pub mod progress;

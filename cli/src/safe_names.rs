@@ -18,7 +18,7 @@ pub const MAX_STEM: usize = 96;
 /// The file name of entry `index` (of `count`) named `name`, ending in `extension` (such as `.bin`).
 #[must_use]
 pub fn file_name(index: usize, count: usize, name: &str, extension: &str) -> String {
-    let width = count.max(1).to_string().len();
+    let width = count.saturating_sub(1).to_string().len();
     let mut stem = String::new();
     for byte in name.bytes() {
         let piece_len = if is_kept(byte) { 1 } else { 3 };

@@ -202,3 +202,32 @@ fn existing_output_is_kept_without_force() {
     assert_ok(&run!("convert", fixture("model.safetensors"), out, "--force"));
     Container::parse(&std::fs::read(&out).unwrap()).unwrap();
 }
+
+/// A safetensors header that names a tensor (or a metadata key) twice: the `safetensors` crate and Python's
+/// `safe_open` silently keep the last; tpack refuses the ambiguity, as its own format does (R21).
+#[test]
+fn safetensors_with_a_repeated_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, header) in [
+        (
+            "tensor",
+            r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
+        ),
+        ("meta", r#"{"__metadata__":{"k":"v","k":"w"},"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#),
+    ] {
+        let mut h = header.as_bytes().to_vec();
+        while h.len() % 8 != 0 {
+            h.push(b' ');
+        }
+        let mut bytes = (h.len() as u64).to_le_bytes().to_vec();
+        bytes.extend(&h);
+        bytes.extend([1, 2]);
+        // The crate itself accepts it: the check is ours.
+        assert!(safetensors::SafeTensors::deserialize(&bytes).is_ok());
+        let input = dir.path().join(format!("{name}.safetensors"));
+        std::fs::write(&input, &bytes).unwrap();
+        let out = dir.path().join(format!("{name}.tpack"));
+        assert_fails(&run!("convert", input, out), 3, &["not a valid safetensors file", "appears twice"]);
+        assert!(!out.exists());
+    }
+}
