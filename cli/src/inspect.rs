@@ -189,6 +189,23 @@ fn summary(out: &mut String, path: &Path, c: &Container<'_>) {
     let totals = Totals::of(c);
     let _ =
         writeln!(out, "{}: tpack {major}.{minor}, {}", path.display(), size_words(c.as_bytes().len() as u64));
+    let h = c.header();
+    let [_, index, names, meta, payloads, trailer] = &h.sections;
+    let _ = writeln!(
+        out,
+        "layout: header {} B (checksum {:#010x}), table {} × {} B, index {} B, names {} B, metadata {} records in {} B, \
+         payloads {}, trailer {} B",
+        h.header_len.get(),
+        h.header_crc.get(),
+        h.entry_count.get(),
+        h.descriptor_len.get(),
+        index.length.get(),
+        names.length.get(),
+        h.meta_count.get(),
+        meta.length.get(),
+        size_short(payloads.length.get()),
+        trailer.length.get()
+    );
     if c.compat_flags() != 0 {
         let _ = writeln!(out, "compatible-feature flags: {:#x}", c.compat_flags());
     }
