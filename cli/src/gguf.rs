@@ -740,7 +740,7 @@ impl<'a> Reader<'a> {
             .checked_mul(min)
             .filter(|&need| need <= to_u64(self.remaining()))
             .and_then(|_| usize::try_from(count).ok())
-            .ok_or_else(|| truncated("array elements", at))?;
+            .ok_or_else(|| truncated("array", at))?;
         Ok(match code {
             T_U8 => GgufArray::U8(self.take(n, "array elements")?.to_vec()),
             T_I8 => GgufArray::I8(self.fixed(n, i8::from_le_bytes)?),
@@ -1129,7 +1129,7 @@ mod tests {
                 let bytes = with_meta(&[kv("a", T_ARRAY, &array(code, count, &[0; 64]))]);
                 assert_eq!(
                     err(&bytes),
-                    GgufError::Truncated { what: "array elements", offset: 24 + 9 + 4 },
+                    GgufError::Truncated { what: "array", offset: 24 + 9 + 4 },
                     "{code} × {count}"
                 );
             }
