@@ -199,7 +199,6 @@ pub trait NativeElement: FromBytes + Immutable + KnownLayout + Sized + sealed::S
 
 macro_rules! elements {
     ($trait:ident: $($ty:ty => $($dtype:ident)|+;)*) => {$(
-        impl sealed::Sealed for $ty {}
         impl $trait for $ty {
             fn accepts(dtype: Dtype) -> bool {
                 matches!(dtype, $(Dtype::$dtype)|+)
@@ -207,6 +206,12 @@ macro_rules! elements {
         }
     )*};
 }
+
+macro_rules! sealed {
+    ($($ty:ty),*) => {$(impl sealed::Sealed for $ty {})*};
+}
+
+sealed!(F64, F32, I64, I32, I16, U64, U32, U16, f64, f32, i64, i32, i16, i8, u64, u32, u16, u8);
 
 elements! { LeElement:
     F64 => F64;
@@ -218,6 +223,9 @@ elements! { LeElement:
     U32 => U32;
     // F16 and BF16 have no Rust type yet: their bits are viewed as u16.
     U16 => U16 | F16 | BF16;
+    // One-byte elements have no byte order.
+    i8 => I8;
+    u8 => U8 | Bool | F8E4M3 | F8E5M2 | Raw | Container | Q8_0 | Q4_0;
 }
 
 elements! { NativeElement:

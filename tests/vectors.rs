@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use support::{cases, json::decode};
-use tpack::{Container, Error};
+use tpack::{Container, Dtype, Error};
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors")
@@ -252,4 +252,49 @@ fn valid_vectors_are_what_the_writers_produce() {
             }
         }
     }
+}
+
+/// Typed views accept exactly the dtypes whose elements they are: checked on every entry of every valid
+/// vector, with one-byte `i8`/`u8` views available on any host and at any alignment.
+#[test]
+fn typed_views_match_their_dtypes() {
+    use tpack::zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
+    let mut one_byte_views = 0;
+    for case in cases::valid_cases() {
+        let c = Container::parse(&case.bytes).unwrap();
+        for e in c.entries() {
+            let d = e.dtype();
+            assert_eq!(e.le::<F32>().is_some(), d == Dtype::F32);
+            assert_eq!(e.le::<F64>().is_some(), d == Dtype::F64);
+            assert_eq!(e.le::<I64>().is_some(), d == Dtype::I64);
+            assert_eq!(e.le::<I32>().is_some(), d == Dtype::I32);
+            assert_eq!(e.le::<I16>().is_some(), d == Dtype::I16);
+            assert_eq!(e.le::<U64>().is_some(), d == Dtype::U64);
+            assert_eq!(e.le::<U32>().is_some(), d == Dtype::U32);
+            assert_eq!(e.le::<U16>().is_some(), matches!(d, Dtype::U16 | Dtype::F16 | Dtype::BF16));
+            let i8s = e.le::<i8>();
+            assert_eq!(i8s.is_some(), d == Dtype::I8);
+            if let Some(v) = i8s {
+                assert_eq!(v.len() as u64, e.byte_len());
+                one_byte_views += 1;
+            }
+            let bytes_view = e.le::<u8>();
+            let byte_dtypes = [
+                Dtype::U8,
+                Dtype::Bool,
+                Dtype::F8E4M3,
+                Dtype::F8E5M2,
+                Dtype::Raw,
+                Dtype::Container,
+                Dtype::Q8_0,
+                Dtype::Q4_0,
+            ];
+            assert_eq!(bytes_view.is_some(), byte_dtypes.contains(&d));
+            if let Some(v) = bytes_view {
+                assert_eq!(v, e.payload());
+                one_byte_views += 1;
+            }
+        }
+    }
+    assert!(one_byte_views >= 4, "{one_byte_views}");
 }
