@@ -387,3 +387,18 @@ fn nested_containers_unpack_and_repack() {
     assert_ok(&run!("pack", files.join("manifest.json"), "-o", again));
     assert_eq!(std::fs::read(&again).unwrap(), bytes);
 }
+
+/// The firmware's container (`embedded/tiny-mlp/tiny-mlp.tpack`) is what packing the demo manifest gives
+/// today: `tpack pack cli/demo/tiny-mlp/manifest.json -o embedded/tiny-mlp/tiny-mlp.tpack --force`.
+#[test]
+fn the_firmware_container_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tiny-mlp.tpack");
+    assert_ok(&run!("pack", repo().join("cli/demo/tiny-mlp/manifest.json"), "-o", out));
+    let checked_in = std::fs::read(repo().join("embedded/tiny-mlp/tiny-mlp.tpack")).unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == checked_in,
+        "embedded/tiny-mlp/tiny-mlp.tpack is stale: run `cargo run -p tpack-cli -- pack cli/demo/tiny-mlp/manifest.json \
+         -o embedded/tiny-mlp/tiny-mlp.tpack --force`, then `TPACK_BLESS=1 cargo test -p tiny-mlp`"
+    );
+}
