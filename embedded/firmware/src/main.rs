@@ -1,0 +1,280 @@
+//! A Cortex-M4F firmware for QEMU's MPS2 AN386 board that uses tpack the way a bare-metal loader does:
+//!
+//! 1. A corrupted copy of the model (one bit flipped at build time) is refused, with its rule in words,
+//!    before any of its weights is used.
+//! 2. The model container, placed in flash at a 64-byte boundary, is parsed and fully verified in place: every
+//!    structural rule and every payload checksum. Nothing is copied to RAM.
+//! 3. Typed metadata gives the layer sizes and labels; the weights are read through tpack's zero-copy views
+//!    straight from flash; the model classifies the held-out inputs stored with it, and the run fails unless
+//!    every logit equals, bit for bit, what the host computed from the same container (`tiny_mlp::expected`).
+//! 4. As a loader: the RAW entry with a load address is copied to that address in RAM, its checksum is checked
+//!    there, and the code is called.
+//! 5. The no-alloc writer puts the results in a new container in a RAM buffer, which the reader parses back.
+//!
+//! Output and exit status go to the host through semihosting; any failure exits non-zero.
+#![no_std]
+#![no_main]
+
+use core::fmt::Write as _;
+use core::panic::PanicInfo;
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hio};
+use tiny_mlp::{expected, test_inputs, Model, MAX_WIDTH};
+use tpack::zerocopy::little_endian::F32;
+use tpack::{Container, Dtype, EntryDecl, HeaplessTables, MetaValue, StreamWriter, Value};
+
+/// Bytes with the alignment the container's payloads need (64) at their start.
+#[repr(C, align(64))]
+struct Aligned<T: ?Sized>(T);
+
+/// The model, in flash (`.rodata`), aligned for its payloads.
+static MODEL: &Aligned<[u8]> = &Aligned(*include_bytes!("../../tiny-mlp/tiny-mlp.tpack"));
+/// The same container with one bit flipped in `fc1.weight` by `build.rs`.
+static CORRUPT: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/corrupt.tpack")));
+
+extern "C" {
+    static _load_zone_start: u8;
+    static _load_zone_end: u8;
+    static _stack_start: u8;
+    static _stack_end: u8;
+}
+
+/// Stack use, measured by painting the free stack at boot and finding the lowest overwritten byte at the end.
+mod stack {
+    const PAINT: u8 = 0xa5;
+    /// Bytes below the current stack pointer left unpainted (the painting code's own frame).
+    const GUARD: usize = 256;
+    /// Most bytes painted: enough for this firmware, quick to scan.
+    const SPAN: usize = 64 * 1024;
+
+    fn bounds() -> (usize, usize) {
+        // SAFETY: addresses of linker-defined symbols, never read.
+        let (top, floor) =
+            unsafe { (&super::_stack_start as *const u8 as usize, &super::_stack_end as *const u8 as usize) };
+        (top, floor.max(top.saturating_sub(SPAN)))
+    }
+
+    /// Paints the free stack below the caller's frame.
+    pub fn paint() {
+        let (_, floor) = bounds();
+        let sp = cortex_m::register::msp::read() as usize - GUARD;
+        for addr in floor..sp {
+            // SAFETY: `floor..sp` is RAM below the live stack (no interrupts are enabled), used by nothing.
+            unsafe { core::ptr::write_volatile(addr as *mut u8, PAINT) };
+        }
+    }
+
+    /// The deepest the stack has reached since [`paint`], in bytes from its top.
+    pub fn high_water() -> usize {
+        let (top, floor) = bounds();
+        // SAFETY: reading painted RAM below the live stack.
+        let lowest = (floor..top).find(|&a| unsafe { core::ptr::read_volatile(a as *const u8) } != PAINT);
+        top - lowest.unwrap_or(top)
+    }
+}
+
+/// Semihosting output; a failure to print is not worth a failure of the run.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        if let Ok(mut out) = hio::hstdout() {
+            let _ = writeln!(out, $($arg)*);
+        }
+    }};
+}
+
+fn fail(why: core::fmt::Arguments<'_>) -> ! {
+    say!("FAIL: {}", why);
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::bkpt();
+    }
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    fail(format_args!("panic: {info}"))
+}
+
+#[entry]
+fn main() -> ! {
+    stack::paint();
+    say!("tpack firmware on mps2-an386 (Cortex-M4F)");
+    refuse_corrupt_copy();
+    let model = load_and_verify();
+    run_model(&model);
+    load_segments(&model);
+    write_results_to_ram(&model);
+    say!("stack high-water mark: {} bytes", stack::high_water());
+    say!("PASS");
+    debug::exit(debug::EXIT_SUCCESS);
+    loop {
+        cortex_m::asm::bkpt();
+    }
+}
+
+fn refuse_corrupt_copy() {
+    let bytes = &CORRUPT.0;
+    match Container::parse(bytes).and_then(|c| c.verify()) {
+        Ok(()) => fail(format_args!("the corrupted copy was accepted")),
+        Err(e) if e.rule().id() == "R50" => say!("corrupted copy refused, no weight used: {e}"),
+        Err(e) => fail(format_args!("the corrupted copy failed with the wrong rule: {e}")),
+    }
+}
+
+fn load_and_verify() -> Container<'static> {
+    let bytes: &'static [u8] = &MODEL.0;
+    let at = bytes.as_ptr() as usize;
+    if !at.is_multiple_of(64) {
+        fail(format_args!("the container is not 64-byte aligned in flash ({at:#x})"));
+    }
+    let c = match Container::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => fail(format_args!("model refused: {e}")),
+    };
+    if let Err(e) = c.verify() {
+        fail(format_args!("model refused: {e}"));
+    }
+    say!(
+        "model in flash at {at:#010x}: {} bytes, {} entries, every checksum verified in place",
+        bytes.len(),
+        c.len()
+    );
+    c
+}
+
+fn run_model(c: &Container<'static>) {
+    let name = match c.meta("model.name") {
+        Some(MetaValue::String(s)) => s,
+        _ => "?",
+    };
+    let model = match Model::from_container(c) {
+        Ok(m) => m,
+        Err(e) => fail(format_args!("not a usable model: {e:?}")),
+    };
+    let [n_in, n_hidden, n_out] = model.widths;
+    say!("model {name:?}: layers {n_in} -> {n_hidden} -> {n_out} (from metadata model.layers)");
+    let weights = c.get("fc1.weight").map_or(0, |e| e.payload().as_ptr() as usize);
+    say!("weights read in place: fc1.weight at {weights:#010x} (flash)");
+    let labels = match c.meta("model.labels") {
+        Some(MetaValue::StringArray(items)) => Some(items),
+        _ => None,
+    };
+    let inputs: &[F32] = match test_inputs(c, n_in) {
+        Ok(x) => x,
+        Err(e) => fail(format_args!("no test inputs: {e:?}")),
+    };
+    let count = inputs.len() / n_in;
+    if count != expected::CLASSES.len() {
+        fail(format_args!("{count} inputs, but the host expects {}", expected::CLASSES.len()));
+    }
+    for (i, x) in inputs.chunks(n_in).enumerate() {
+        let mut input = [0f32; MAX_WIDTH];
+        for (slot, v) in input.iter_mut().zip(x) {
+            *slot = v.get();
+        }
+        let mut logits = [0f32; MAX_WIDTH];
+        let class = model.infer(&input[..n_in], &mut logits[..n_out]);
+        let label = labels.and_then(|mut l| l.nth(class)).unwrap_or("?");
+        say!("input {i}: class {class} ({label}), logits {:?}", &logits[..n_out]);
+        if class != expected::CLASSES[i] {
+            fail(format_args!("input {i}: class {class}, but the host computed {}", expected::CLASSES[i]));
+        }
+        for (o, (got, want)) in logits.iter().zip(expected::LOGIT_BITS[i]).enumerate() {
+            if got.to_bits() != want {
+                fail(format_args!(
+                    "input {i}, logit {o}: {:#010x}, but the host computed {want:#010x}",
+                    got.to_bits()
+                ));
+            }
+        }
+    }
+    say!("all {count} results equal the host's, bit for bit");
+}
+
+/// Copies every entry with a load address to it, checks the copy's checksum there, and calls it: the entries
+/// with targets here are Thumb functions returning 42.
+fn load_segments(c: &Container<'static>) {
+    // SAFETY: taking the addresses of linker-defined symbols; they are never read.
+    let zone = unsafe { (&_load_zone_start as *const u8 as usize)..(&_load_zone_end as *const u8 as usize) };
+    for e in c.entries().filter(|e| e.target().is_some()) {
+        let target = e.target().unwrap_or(0);
+        let len = e.payload().len();
+        let end = target.saturating_add(len as u64);
+        if target < zone.start as u64 || end > zone.end as u64 {
+            fail(format_args!(
+                "entry {:?} wants {target:#x}..{end:#x}, outside the load zone {:#x}..{:#x}",
+                e.name(),
+                zone.start,
+                zone.end
+            ));
+        }
+        let dst = target as usize as *mut u8;
+        // SAFETY: `dst..dst + len` lies in the load zone, RAM that the linker script gives to nothing else.
+        let copy = unsafe {
+            core::ptr::copy_nonoverlapping(e.payload().as_ptr(), dst, len);
+            core::slice::from_raw_parts(dst, len)
+        };
+        let crc = tpack::checksum::crc32(copy);
+        if crc != e.checksum() {
+            fail(format_args!("entry {:?}: the copy at {target:#x} has checksum {crc:#010x}", e.name()));
+        }
+        say!("loaded {:?} ({len} bytes) to {target:#010x}; checksum {crc:#010x} matches in RAM", e.name());
+        if e.dtype() == Dtype::Raw {
+            cortex_m::asm::dsb();
+            cortex_m::asm::isb();
+            // SAFETY: the bytes just verified are the Thumb code `movs r0, #42; bx lr` (cli/demo/tiny-mlp);
+            // bit 0 set selects Thumb state.
+            let function: extern "C" fn() -> u32 = unsafe { core::mem::transmute(target as usize | 1) };
+            let returned = function();
+            if returned != 42 {
+                fail(format_args!("the loaded code returned {returned}, not 42"));
+            }
+            say!("called the loaded code: it returned {returned}");
+        }
+    }
+}
+
+/// Writes the results into a container in a RAM buffer with the no-alloc writer, then parses it back.
+fn write_results_to_ram(c: &Container<'static>) {
+    let mut buffer = [0u8; 1024];
+    let classes: [u8; 6] = expected::CLASSES.map(|k| k as u8);
+    let mut logits = [0u8; 6 * 3 * 4];
+    for (slot, bits) in logits.chunks_mut(4).zip(expected::LOGIT_BITS.iter().flatten()) {
+        slot.copy_from_slice(&bits.to_le_bytes());
+    }
+    let name = match c.meta("model.name") {
+        Some(MetaValue::String(s)) => s,
+        _ => "?",
+    };
+    let len = {
+        let sink: &mut [u8] = &mut buffer;
+        let total = sink.len();
+        let mut w = StreamWriter::new(sink, HeaplessTables::<4, 128>::new());
+        let written = (|| {
+            w.declare(EntryDecl::new("classes", Dtype::U8, &[6]))?;
+            w.declare(EntryDecl::new("logits", Dtype::F32, &[6, 3]))?;
+            w.meta("model", Value::String(name))?;
+            w.meta("board", Value::String("mps2-an386"))?;
+            w.write_entry(&classes)?;
+            w.write_entry(&logits)?;
+            w.finish()
+        })();
+        match written {
+            Ok(rest) => total - rest.len(),
+            Err(e) => fail(format_args!("writing the results container failed: {e}")),
+        }
+    };
+    let bytes = &buffer[..len];
+    let back = match Container::parse(bytes).and_then(|r| r.verify().map(|()| r)) {
+        Ok(r) => r,
+        Err(e) => fail(format_args!("the results container does not read back: {e}")),
+    };
+    let same = back.get("classes").map(|e| e.payload()) == Some(&classes[..])
+        && back.get("logits").map(|e| e.payload()) == Some(&logits[..])
+        && back.meta("board") == Some(MetaValue::String("mps2-an386"));
+    if !same {
+        fail(format_args!("the results container reads back different values"));
+    }
+    say!("wrote a {len}-byte results container to RAM with the no-alloc writer; it parses and verifies");
+}
