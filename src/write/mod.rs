@@ -4,6 +4,7 @@
 #[cfg(feature = "alloc")]
 mod builder;
 mod error;
+mod sort;
 mod storage;
 mod stream;
 mod value;

@@ -9,6 +9,7 @@ use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::IntoBytes;
 
 use super::error::WriteError;
+use super::sort::sort_by;
 use super::storage::{extend, Buf, Table, Tables};
 use crate::checksum::Crc32;
 use crate::error::Error;
@@ -301,7 +302,7 @@ where
         }
         let Tables { descriptors, names, index, meta_items, meta_order, .. } = &mut self.tables;
         let name = |entry: u32| name_of(descriptors.items(), names.items(), entry);
-        index.items_mut().sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+        sort_by(index.items_mut(), |a, b| name(a).cmp(name(b)).then(a.cmp(&b)));
         let duplicate = index.items().windows(2).find_map(|pair| match *pair {
             [a, b] if name(a) == name(b) => Some(a.max(b)),
             _ => None,
@@ -311,7 +312,9 @@ where
         }
 
         let items = meta_items.items();
-        meta_order.items_mut().sort_unstable_by(|&a, &b| item_at(items, a).key.cmp(item_at(items, b).key));
+        sort_by(meta_order.items_mut(), |a, b| {
+            item_at(items, a).key.cmp(item_at(items, b).key).then(a.cmp(&b))
+        });
         let duplicate = meta_order.items().windows(2).position(|pair| match *pair {
             [a, b] => item_at(items, a).key == item_at(items, b).key,
             _ => false,
