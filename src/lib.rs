@@ -46,6 +46,8 @@ mod error;
 mod file;
 pub mod format;
 mod meta;
+#[cfg(feature = "std")]
+mod name_index;
 mod read;
 mod write;
 
@@ -55,6 +57,8 @@ pub use error::{Error, Rule};
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType};
 pub use meta::{MetaIter, MetaValue, StringArray};
+#[cfg(feature = "std")]
+pub use name_index::NameIndex;
 pub use read::{declared_len, Container};
 pub use write::{Buf, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Table, Tables, Value, WriteError};
 #[cfg(feature = "alloc")]

@@ -243,6 +243,10 @@ impl<'a> Container<'a> {
 
     /// R15–R18: names are packed in table order, non-empty, short enough and UTF-8.
     fn check_names(&self) -> Result<(), Error> {
+        // One UTF-8 pass over the whole pool (a fast path for ASCII) instead of one call per name. The pool is
+        // the names back to back, so when it is valid a name is valid exactly when it starts and ends on
+        // character boundaries; only an invalid pool needs the per-name check, to name the entry.
+        let pool = core::str::from_utf8(self.names).ok();
         let mut cursor: u64 = 0;
         for (entry, d) in (0u32..).zip(self.table) {
             let len = d.name_len.get();
@@ -254,8 +258,14 @@ impl<'a> Container<'a> {
             if len == 0 || len > MAX_NAME_LEN {
                 return Err(Error::NameLength { entry, len });
             }
-            let name = self.names.get(range).ok_or(Error::NameBounds { entry })?;
-            if core::str::from_utf8(name).is_err() {
+            let valid = match pool {
+                Some(text) => text.is_char_boundary(range.start) && text.is_char_boundary(range.end),
+                None => {
+                    let name = self.names.get(range).ok_or(Error::NameBounds { entry })?;
+                    core::str::from_utf8(name).is_ok()
+                }
+            };
+            if !valid {
                 return Err(Error::NameUtf8 { entry });
             }
             cursor = cursor.checked_add(u64::from(len)).ok_or(Error::NameBounds { entry })?;
@@ -283,7 +293,7 @@ impl<'a> Container<'a> {
                 if prev_entry == entry {
                     return Err(Error::IndexRange { position });
                 }
-                match prev_name.cmp(name) {
+                match compare_from(prev_name, name, 0).0 {
                     Ordering::Less => {}
                     Ordering::Equal => return Err(Error::DuplicateName { entry }),
                     Ordering::Greater => return Err(Error::IndexOrder { position }),
@@ -476,9 +486,28 @@ impl<'a> Container<'a> {
     #[must_use]
     pub fn get(&self, name: &str) -> Option<Entry<'a>> {
         let wanted = name.as_bytes();
-        let position = self.index.binary_search_by(|slot| self.name_bytes(slot.get()).cmp(wanted)).ok()?;
-        let entry = self.index.get(position)?.get();
-        self.entry(usize::try_from(entry).ok()?)
+        // Names in a checkpoint share long prefixes (`model.layers.17.self_attn.`). Every name between the
+        // bounds shares with `wanted` at least the shorter of the bounds' common prefixes with it, so each
+        // comparison starts there instead of at byte 0.
+        let (mut lo, mut hi) = (0usize, self.index.len());
+        let (mut common_lo, mut common_hi) = (0usize, 0usize);
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            let entry = self.index.get(mid)?.get();
+            let (order, common) = compare_from(self.name_bytes(entry), wanted, common_lo.min(common_hi));
+            match order {
+                Ordering::Less => {
+                    lo = mid.saturating_add(1);
+                    common_lo = common;
+                }
+                Ordering::Greater => {
+                    hi = mid;
+                    common_hi = common;
+                }
+                Ordering::Equal => return self.entry(usize::try_from(entry).ok()?),
+            }
+        }
+        None
     }
 
     /// Every metadata record, in key order.
@@ -517,6 +546,31 @@ impl<'a> Container<'a> {
     pub(crate) fn stored_checksum(&self, entry: u32) -> u32 {
         usize::try_from(entry).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
     }
+}
+
+/// Compares `a` with `b` as byte strings, knowing their first `skip` bytes are equal; returns the order and
+/// the length of their common prefix.
+fn compare_from(a: &[u8], b: &[u8], skip: usize) -> (Ordering, usize) {
+    let (a_rest, b_rest) = (a.get(skip..).unwrap_or(&[]), b.get(skip..).unwrap_or(&[]));
+    // Eight bytes at a time while both have them: one load and compare instead of eight.
+    let mut common = skip;
+    let mut pairs = a_rest.chunks_exact(8).zip(b_rest.chunks_exact(8));
+    for (x, y) in &mut pairs {
+        let word = |c: &[u8]| c.try_into().map_or(0, u64::from_ne_bytes);
+        if word(x) != word(y) {
+            break;
+        }
+        common = common.saturating_add(8);
+    }
+    let a_tail = a.get(common..).unwrap_or(&[]);
+    let b_tail = b.get(common..).unwrap_or(&[]);
+    let same = a_tail.iter().zip(b_tail).take_while(|(x, y)| x == y).count();
+    let common = common.saturating_add(same);
+    let order = match (a.get(common), b.get(common)) {
+        (Some(x), Some(y)) => x.cmp(y),
+        _ => a.len().cmp(&b.len()),
+    };
+    (order, common)
 }
 
 /// A section's validated `[offset, end)`.
