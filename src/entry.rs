@@ -9,15 +9,24 @@ use zerocopy::{FromBytes, Immutable, KnownLayout};
 use crate::checksum::crc32;
 use crate::error::Error;
 use crate::format::{Descriptor, Dtype, FLAG_HAS_TARGET, MAX_RANK};
-use crate::read::Container;
+use crate::read::{payload_of, Container};
 
 /// One entry of a validated [`Container`]. Every accessor is infallible and O(1), except
 /// [`Entry::verify`] (linear in the payload) and [`Entry::nested`] (linear in the nested table).
 #[derive(Clone, Copy, Debug)]
 pub struct Entry<'a> {
-    container: Container<'a>,
-    index: u32,
+    // Only what the accessors need, not the whole `Container`: an `Entry` is made on every lookup and
+    // iteration step, and copying the container's eight slices dominated a hashed lookup.
+    /// The container's bytes (payloads and nested containers live there).
+    bytes: &'a [u8],
+    /// The name pool.
+    names: &'a [u8],
+    /// The stored payload checksums.
+    checksums: &'a [U32],
     descriptor: &'a Descriptor,
+    index: u32,
+    /// Nesting depth of the container holding this entry.
+    depth: u8,
 }
 
 /// An entry's shape: up to [`MAX_RANK`] dimensions, outermost first.
@@ -48,8 +57,15 @@ impl Shape {
 }
 
 impl<'a> Entry<'a> {
-    pub(crate) fn new(container: Container<'a>, index: u32, descriptor: &'a Descriptor) -> Self {
-        Self { container, index, descriptor }
+    pub(crate) fn new(container: &Container<'a>, index: u32, descriptor: &'a Descriptor) -> Self {
+        Self {
+            bytes: container.bytes,
+            names: container.names,
+            checksums: container.checksums,
+            descriptor,
+            index,
+            depth: container.depth,
+        }
     }
 
     /// Position in the table (payload order).
@@ -68,7 +84,11 @@ impl<'a> Entry<'a> {
     #[must_use]
     pub fn name(&self) -> &'a str {
         // The reader validated this UTF-8 (R18); the fallback is unreachable.
-        core::str::from_utf8(self.container.name_bytes(self.index)).unwrap_or("")
+        let d = self.descriptor;
+        let start = usize::try_from(d.name_offset.get()).unwrap_or(usize::MAX);
+        let len = usize::try_from(d.name_len.get()).unwrap_or(0);
+        let bytes = start.checked_add(len).and_then(|end| self.names.get(start..end)).unwrap_or(&[]);
+        core::str::from_utf8(bytes).unwrap_or("")
     }
 
     /// The element type; [`Dtype::Unknown`] only in files of a newer minor version.
@@ -121,13 +141,13 @@ impl<'a> Entry<'a> {
     /// The payload bytes, borrowed from the container.
     #[must_use]
     pub fn payload(&self) -> &'a [u8] {
-        self.container.entry_payload(self.descriptor)
+        payload_of(self.bytes, self.descriptor)
     }
 
     /// The payload checksum stored in the trailer.
     #[must_use]
     pub fn checksum(&self) -> u32 {
-        self.container.stored_checksum(self.index)
+        usize::try_from(self.index).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
     }
 
     /// Checks the payload against its stored checksum (R50).
@@ -177,7 +197,7 @@ impl<'a> Entry<'a> {
         if self.dtype() != Dtype::Container {
             return None;
         }
-        Container::parse_at(self.payload(), self.container.depth.saturating_add(1)).ok()
+        Container::parse_at(self.payload(), self.depth.saturating_add(1)).ok()
     }
 }
 

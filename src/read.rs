@@ -92,7 +92,7 @@ fn align_up(value: u64, alignment: u64) -> Option<u64> {
 pub(crate) fn expected_length(
     entry: u32,
     dtype: Dtype,
-    dims: impl Iterator<Item = u64> + Clone,
+    dims: impl ExactSizeIterator<Item = u64> + DoubleEndedIterator + Clone,
 ) -> Result<Option<u64>, Error> {
     let Some(storage) = dtype.storage() else {
         return Ok(None);
@@ -103,7 +103,7 @@ pub(crate) fn expected_length(
         Storage::Block { block_elems, block_bytes } => {
             // Block sizes are powers of two (a test checks), so masks and shifts replace a 64-bit division,
             // which costs a kilobyte of code on a Cortex-M.
-            let innermost = dims.last().ok_or(Error::BlockShape { entry })?;
+            let innermost = dims.clone().next_back().ok_or(Error::BlockShape { entry })?;
             let mask = block_elems.checked_sub(1).ok_or(Error::BlockShape { entry })?;
             if innermost & mask != 0 {
                 return Err(Error::BlockShape { entry });
@@ -114,7 +114,7 @@ pub(crate) fn expected_length(
                 .ok_or(Error::ShapeOverflow { entry })?
         }
         Storage::Bytes => {
-            if dims.count() != 1 {
+            if dims.len() != 1 {
                 return Err(Error::ByteShape { entry });
             }
             count
@@ -316,7 +316,9 @@ impl<'a> Container<'a> {
             let rank = usize::from(d.rank);
             let (dims, unused) =
                 d.dims.split_at_checked(rank).ok_or(Error::RankTooLarge { entry, rank: d.rank })?;
-            if let Some(dim) = unused.iter().position(|x| x.get() != 0) {
+            // An OR over the unused dimensions (no branch per dimension); the position only on failure.
+            if unused.iter().fold(0, |any, x| any | x.get()) != 0 {
+                let dim = unused.iter().position(|x| x.get() != 0).unwrap_or(0);
                 let dim = u8::try_from(dim.saturating_add(rank)).unwrap_or(u8::MAX);
                 return Err(Error::UnusedDimNonZero { entry, dim });
             }
@@ -399,7 +401,7 @@ impl<'a> Container<'a> {
                 return Err(Error::NestingTooDeep { entry });
             }
             let depth = self.depth.saturating_add(1);
-            let payload = self.entry_payload(d);
+            let payload = payload_of(self.bytes, d);
             Container::parse_at(payload, depth).map_err(|e| match e {
                 // Too-deep nesting keeps its own rule all the way out, so the outermost reader names it.
                 Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
@@ -421,11 +423,6 @@ impl<'a> Container<'a> {
     }
 
     /// The payload of a validated descriptor.
-    pub(crate) fn entry_payload(&self, d: &Descriptor) -> &'a [u8] {
-        checked_span(d.offset.get(), d.length.get(), self.bytes.len())
-            .and_then(|r| self.bytes.get(r))
-            .unwrap_or(&[])
-    }
 
     /// The container's bytes.
     #[must_use]
@@ -473,7 +470,7 @@ impl<'a> Container<'a> {
     #[must_use]
     pub fn entry(&self, index: usize) -> Option<Entry<'a>> {
         let descriptor = self.table.get(index)?;
-        Some(Entry::new(*self, u32::try_from(index).ok()?, descriptor))
+        Some(Entry::new(self, u32::try_from(index).ok()?, descriptor))
     }
 
     /// Every entry, in table (payload) order.
@@ -542,10 +539,11 @@ impl<'a> Container<'a> {
         }
         Ok(())
     }
+}
 
-    pub(crate) fn stored_checksum(&self, entry: u32) -> u32 {
-        usize::try_from(entry).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
-    }
+/// The payload bytes of a validated descriptor within the container's `bytes`.
+pub(crate) fn payload_of<'a>(bytes: &'a [u8], d: &Descriptor) -> &'a [u8] {
+    checked_span(d.offset.get(), d.length.get(), bytes.len()).and_then(|r| bytes.get(r)).unwrap_or(&[])
 }
 
 /// Compares `a` with `b` as byte strings, knowing their first `skip` bytes are equal; returns the order and
@@ -554,11 +552,13 @@ fn compare_from(a: &[u8], b: &[u8], skip: usize) -> (Ordering, usize) {
     let (a_rest, b_rest) = (a.get(skip..).unwrap_or(&[]), b.get(skip..).unwrap_or(&[]));
     // Eight bytes at a time while both have them: one load and compare instead of eight.
     let mut common = skip;
-    let mut pairs = a_rest.chunks_exact(8).zip(b_rest.chunks_exact(8));
-    for (x, y) in &mut pairs {
-        let word = |c: &[u8]| c.try_into().map_or(0, u64::from_ne_bytes);
-        if word(x) != word(y) {
-            break;
+    for (x, y) in a_rest.chunks_exact(8).zip(b_rest.chunks_exact(8)) {
+        let word = |c: &[u8]| c.try_into().map_or(0, u64::from_le_bytes);
+        let diff = word(x) ^ word(y);
+        if diff != 0 {
+            // Little-endian words: the lowest set bit is in the first differing byte.
+            let at = common.saturating_add(usize::try_from(diff.trailing_zeros() / 8).unwrap_or(0));
+            return (a.get(at).cmp(&b.get(at)), at);
         }
         common = common.saturating_add(8);
     }
