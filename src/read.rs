@@ -422,8 +422,6 @@ impl<'a> Container<'a> {
         start.checked_add(len).and_then(|end| self.names.get(start..end)).unwrap_or(&[])
     }
 
-    /// The payload of a validated descriptor.
-
     /// The container's bytes.
     #[must_use]
     pub fn as_bytes(&self) -> &'a [u8] {
