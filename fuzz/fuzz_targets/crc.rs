@@ -1,0 +1,20 @@
+//! The hardware-assisted CRC-32 (crc32fast, used under `std`) equals the portable table-driven one (`crc`, the
+//! `no_std` core) on arbitrary bytes, in one call and fed in pieces split anywhere.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tpack::checksum::{crc32, crc32_portable, Crc32};
+
+fuzz_target!(|input: (u16, u16, &[u8])| {
+    let (a, b, data) = input;
+    let expected = crc32_portable(data);
+    assert_eq!(crc32(data), expected);
+    let (mut first, mut second) = (usize::from(a), usize::from(b));
+    first = first.min(data.len());
+    second = second.min(data.len()).max(first);
+    let mut crc = Crc32::new();
+    crc.update(&data[..first]);
+    crc.update(&data[first..second]);
+    crc.update(&data[second..]);
+    assert_eq!(crc.finish(), expected);
+});
