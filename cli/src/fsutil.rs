@@ -39,17 +39,11 @@ pub fn check_overwrite(path: &Path, force: bool) -> Result<()> {
 /// Human-readable size: `1.5 MiB (1572864 bytes)`, or just `N bytes` below 1 KiB.
 #[must_use]
 pub fn size_words(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     if bytes < 1024 {
-        return format!("{bytes} bytes");
+        format!("{bytes} bytes")
+    } else {
+        format!("{} ({bytes} bytes)", size_short(bytes))
     }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {} ({bytes} bytes)", UNITS[unit])
 }
 
 /// Short human-readable size: `1.5 MiB`, `12 B`.
