@@ -28,7 +28,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
-    fn get_agrees_with_a_set(names in prop::collection::btree_set(name(), 0..120), probes in prop::collection::vec(name(), 0..40)) {
+    fn get_agrees_with_a_set(
+        names in prop::collection::btree_set(name(), 0..if cfg!(miri) { 16 } else { 120 }),
+        probes in prop::collection::vec(name(), 0..if cfg!(miri) { 4 } else { 40 }),
+    ) {
         let mut b = Builder::new();
         for (i, n) in names.iter().enumerate() {
             b.push(NewEntry::new(n, Dtype::U8, &[1], &[i as u8])).unwrap();
