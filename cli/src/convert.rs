@@ -9,7 +9,7 @@ use std::path::Path;
 
 use safetensors::tensor::{Dtype as StDtype, TensorView};
 use safetensors::SafeTensors;
-use tpack::format::DEFAULT_ALIGNMENT;
+use tpack::format::{Storage, DEFAULT_ALIGNMENT};
 use tpack::{Dtype, MetaValue};
 
 use crate::describe::dtype_name;
@@ -270,14 +270,8 @@ fn gguf_value(v: &GgufValue<'_>) -> std::result::Result<OwnedValue, &'static str
 }
 
 fn gguf_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
-    let file = gguf::parse(bytes).map_err(|e| match e {
-        gguf::GgufError::BigEndian => CliError::input(format!(
-            "{} is a big-endian GGUF file; tpack stores little-endian data and this tool does not byte-swap \
-             GGUF tensors, so it refuses to convert it (convert it to little-endian with gguf-py first)",
-            input.display()
-        )),
-        other => CliError::input(format!("{} is not a valid GGUF file: {other}", input.display())),
-    })?;
+    let file = gguf::parse(bytes)
+        .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
     let mut metadata = Vec::with_capacity(file.metadata.len());
     for (key, value) in &file.metadata {
         let v = gguf_value(value)
@@ -300,6 +294,26 @@ fn gguf_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Resu
                 t.ggml_type.name()
             ))
         })?;
+        let payload = if file.big_endian {
+            // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
+            // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
+            // little-endian), so its bytes cannot be trusted either way.
+            match dtype.storage() {
+                Some(Storage::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
+                _ => {
+                    return Err(CliError::input(format!(
+                        "{}: tensor {:?} is {} in a big-endian GGUF file; the byte order of quantized blocks in \
+                         big-endian GGUF is not defined (gguf-py leaves their scales little-endian), so it is \
+                         refused",
+                        input.display(),
+                        t.name,
+                        t.ggml_type.name()
+                    )))
+                }
+            }
+        } else {
+            Payload::Bytes(t.data)
+        };
         entries.push(OutEntry {
             name: t.name,
             dtype,
@@ -307,7 +321,7 @@ fn gguf_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Resu
             alignment,
             target: None,
             length: t.data.len() as u64,
-            payload: Payload::Bytes(t.data),
+            payload,
         });
     }
     write_container(output, 0, &entries, &metadata, quiet)?;

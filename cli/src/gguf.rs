@@ -3,7 +3,8 @@
 //!
 //! The reference is ggml's `docs/gguf.md`, its reader `ggml/src/gguf.cpp` and the Python package `gguf`
 //! (`gguf-py/gguf/constants.py` for the type codes and the block and type sizes of the GGML tensor types).
-//! A GGUF file is, with every number little-endian:
+//! A GGUF file is, with every number little-endian (or, in a big-endian file, every number big-endian; the
+//! version field tells which, since 2 and 3 read byte-swapped are neither):
 //!
 //! ```text
 //! "GGUF" | u32 version | u64 tensor_count | u64 metadata_kv_count
@@ -16,7 +17,7 @@
 //! A string is a u64 byte length and that many bytes of UTF-8, with no terminator. An array value is a u32
 //! element type, a u64 element count and the elements; its elements may themselves be arrays, each with its
 //! own element type and count. Version 1 differed (u32 counts and lengths) and is refused; version 2 and
-//! version 3 share one layout (version 3 only allowed big-endian files, which are refused too).
+//! version 3 share one layout (version 3 added big-endian files, which are read too).
 //!
 //! The input is untrusted: nothing here panics or indexes unchecked, every offset computation is checked,
 //! memory stays proportional to the input's size whatever counts it declares, and the running time is linear
@@ -50,6 +51,9 @@ pub struct Gguf<'a> {
     pub metadata: Vec<(&'a str, GgufValue<'a>)>,
     /// The tensors in file order (not necessarily data order); names are unique and nonempty.
     pub tensors: Vec<GgufTensor<'a>>,
+    /// Whether every number in the file, tensor elements included, is big-endian (gguf-py's
+    /// `GGUFWriter(endianess=BIG)`). Metadata values here are already converted; tensor `data` is as stored.
+    pub big_endian: bool,
     /// The absolute file offset of the data section: the end of the tensor infos rounded up to `alignment`.
     /// With no tensors the file may end before it (ggml does not require that padding).
     pub data_offset: u64,
@@ -396,8 +400,6 @@ impl fmt::Display for GgmlType {
 pub enum GgufError {
     /// The input does not start with `GGUF`.
     BadMagic,
-    /// The file is a big-endian GGUF (its version reads byte-swapped); this parser reads little-endian only.
-    BigEndian,
     /// The version is neither 2 nor 3 (version 1 used 32-bit counts).
     UnsupportedVersion(u32),
     /// The input ends inside the item `what` that starts at `offset`, or a declared length or count cannot
@@ -446,9 +448,6 @@ impl fmt::Display for GgufError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GgufError::BadMagic => write!(f, "not a GGUF file: it does not start with the bytes \"GGUF\""),
-            GgufError::BigEndian => {
-                write!(f, "the file is a big-endian GGUF file, and only little-endian ones are supported")
-            }
             GgufError::UnsupportedVersion(v) => {
                 write!(f, "the file is GGUF version {v}, and only versions 2 and 3 are supported")
             }
@@ -522,10 +521,9 @@ impl std::error::Error for GgufError {}
 /// looked at.
 ///
 /// # Errors
-/// A [`GgufError`] for the first problem found; see its variants. Big-endian files give
-/// [`GgufError::BigEndian`] and are not parsed further.
+/// A [`GgufError`] for the first problem found; see its variants.
 pub fn parse(bytes: &[u8]) -> Result<Gguf<'_>, GgufError> {
-    let mut r = Reader { bytes, pos: 0 };
+    let mut r = Reader { bytes, pos: 0, big_endian: false };
     let (version, tensor_count, kv_count) = r.header()?;
     let metadata = r.metadata(kv_count)?;
     let alignment = alignment(&metadata)?;
@@ -536,7 +534,7 @@ pub fn parse(bytes: &[u8]) -> Result<Gguf<'_>, GgufError> {
         .map(|info| info.locate(bytes, data_offset, alignment))
         .collect::<Result<Vec<_>, _>>()?;
     check_overlaps(&tensors)?;
-    Ok(Gguf { version, alignment, metadata, tensors, data_offset })
+    Ok(Gguf { version, alignment, metadata, tensors, big_endian: r.big_endian, data_offset })
 }
 
 /// `general.alignment` from `metadata`, or the default; the key itself is not removed.
@@ -620,6 +618,8 @@ fn to_u64(n: usize) -> u64 {
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Numbers are big-endian (told by the version field, which the header reads first).
+    big_endian: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -638,7 +638,12 @@ impl<'a> Reader<'a> {
     fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], GgufError> {
         let at = self.pos;
         let head = self.take(N, what)?;
-        <[u8; N]>::try_from(head).map_err(|_| truncated(what, at))
+        let mut bytes = <[u8; N]>::try_from(head).map_err(|_| truncated(what, at))?;
+        // Numbers are then decoded little-endian: reversing a big-endian one first reads it right.
+        if self.big_endian {
+            bytes.reverse();
+        }
+        Ok(bytes)
     }
 
     fn u8(&mut self, what: &'static str) -> Result<u8, GgufError> {
@@ -670,11 +675,14 @@ impl<'a> Reader<'a> {
             return Err(GgufError::BadMagic);
         }
         self.take(4, "magic")?;
-        let version = self.u32("header")?;
+        let mut version = self.u32("header")?;
         match version {
             2 | 3 => {}
-            // Written by a big-endian writer: the version reads byte-swapped.
-            _ if matches!(version.swap_bytes(), 2 | 3) => return Err(GgufError::BigEndian),
+            // Written by a big-endian writer: the version reads byte-swapped, and so will every number.
+            _ if matches!(version.swap_bytes(), 2 | 3) => {
+                self.big_endian = true;
+                version = version.swap_bytes();
+            }
             _ => return Err(GgufError::UnsupportedVersion(version)),
         }
         Ok((version, self.u64("header")?, self.u64("header")?))
@@ -769,8 +777,18 @@ impl<'a> Reader<'a> {
         let at = self.pos;
         let len = n.checked_mul(N).ok_or_else(|| truncated("array elements", at))?;
         let raw = self.take(len, "array elements")?;
+        let big_endian = self.big_endian;
         // `chunks_exact` yields only N-byte chunks, so the conversion never fails.
-        Ok(raw.chunks_exact(N).filter_map(|c| <[u8; N]>::try_from(c).ok()).map(from).collect())
+        Ok(raw
+            .chunks_exact(N)
+            .filter_map(|c| <[u8; N]>::try_from(c).ok())
+            .map(|mut c| {
+                if big_endian {
+                    c.reverse();
+                }
+                from(c)
+            })
+            .collect())
     }
 
     /// `n` items read by `item`. The caller has checked that the input can hold `n` items, so reserving them
@@ -1107,14 +1125,39 @@ mod tests {
     }
 
     #[test]
-    fn refuses_big_endian() {
+    fn reads_big_endian_headers() {
         for v in [2u32, 3] {
             let mut bytes = MAGIC.to_vec();
             bytes.extend_from_slice(&v.to_be_bytes());
-            bytes.extend_from_slice(&1u64.to_be_bytes());
             bytes.extend_from_slice(&0u64.to_be_bytes());
-            assert_eq!(err(&bytes), GgufError::BigEndian);
+            bytes.extend_from_slice(&0u64.to_be_bytes());
+            let file = parse(&bytes).unwrap();
+            assert!(file.big_endian);
+            assert_eq!(file.version, v);
+            // A big-endian count is read as such: 1 tensor declared, none present.
+            bytes[8..16].copy_from_slice(&1u64.to_be_bytes());
+            assert!(matches!(err(&bytes), GgufError::Truncated { .. }));
         }
+    }
+
+    /// The big-endian file gguf-py wrote (`tests/fixtures/bigendian.gguf`): numbers read right.
+    #[test]
+    fn reads_the_big_endian_fixture() {
+        let bytes = include_bytes!("../tests/fixtures/bigendian.gguf");
+        let file = parse(bytes).unwrap();
+        assert!(file.big_endian);
+        assert_eq!(file.get("test.uint32"), Some(&GgufValue::U32(305_419_896)));
+        assert_eq!(file.get("test.int64"), Some(&GgufValue::I64(-81_985_529_216_486_895)));
+        assert_eq!(file.get("test.float32"), Some(&GgufValue::F32(-1.5)));
+        assert_eq!(
+            file.get("test.array.int32"),
+            Some(&GgufValue::Array(GgufArray::I32(vec![1, -2, 16_909_060])))
+        );
+        let t = file.tensor("w.f32").unwrap();
+        assert_eq!((t.dims.as_slice(), t.ggml_type), (&[8u64, 2][..], GgmlType::F32));
+        // Tensor data stays as stored: big-endian.
+        let first = f32::from_be_bytes(t.data[..4].try_into().unwrap());
+        assert!(first.is_finite());
     }
 
     #[test]
@@ -1369,7 +1412,6 @@ mod tests {
     fn messages_are_single_lowercase_sentences() {
         let all = [
             GgufError::BadMagic,
-            GgufError::BigEndian,
             GgufError::UnsupportedVersion(1),
             GgufError::Truncated { what: "tensor name", offset: 7 },
             GgufError::InvalidUtf8 { what: "metadata key", offset: 7 },

@@ -20,6 +20,13 @@ pub enum Payload<'a> {
     Bytes(&'a [u8]),
     /// A file streamed in chunks; it must still have `length` bytes.
     File(&'a Path),
+    /// Big-endian elements of `width` bytes, byte-swapped to little-endian in chunks on the way through.
+    Swapped {
+        /// The stored elements.
+        bytes: &'a [u8],
+        /// Bytes per element (1, 2, 4 or 8).
+        width: usize,
+    },
 }
 
 /// One entry to write.
@@ -84,6 +91,17 @@ pub fn write_container(
                 Payload::Bytes(bytes) => {
                     for chunk in bytes.chunks(CHUNK) {
                         w.write(chunk).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
+                Payload::Swapped { bytes, width } => {
+                    for chunk in bytes.chunks(CHUNK - CHUNK % width.max(1)) {
+                        buffer.clear();
+                        buffer.extend_from_slice(chunk);
+                        for element in buffer.chunks_mut(width.max(1)) {
+                            element.reverse();
+                        }
+                        w.write(&buffer).map_err(writer_error)?;
                         bar.inc(chunk.len() as u64);
                     }
                 }
