@@ -13,9 +13,9 @@ Exit codes:
   0  success (for verify: the file is intact)
   1  a tpack file is invalid or corrupt
   2  the command line is wrong
-  3  an input cannot be used: a manifest problem, an invalid safetensors or GGUF file, a dtype the output
-     format cannot store
-  4  a file cannot be read or written, or an output exists and --force was not given";
+  3  an input cannot be used: a manifest problem, an invalid safetensors or
+     GGUF file, a dtype the output format cannot store
+  4  a file cannot be read or written, or an output exists without --force";
 
 const EXAMPLES: &str = "\
 Examples:

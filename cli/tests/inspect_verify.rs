@@ -142,7 +142,7 @@ fn usage_errors_exit_2_and_help_has_examples_and_exit_codes() {
     let o = run!("verify");
     assert_eq!(o.status.code(), Some(2));
     let help = assert_ok(&run!("--help"));
-    for want in ["Examples:", "tpack convert", "Exit codes:", "4  a file cannot be read"] {
+    for want in ["Examples:", "tpack convert", "Exit codes:", "4  a file cannot be read or written"] {
         assert!(help.contains(want), "{want}: {help}");
     }
     for cmd in ["inspect", "verify", "pack", "unpack", "convert"] {
