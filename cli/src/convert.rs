@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use safetensors::tensor::{Dtype as StDtype, TensorView};
+use safetensors::tensor::Dtype as StDtype;
 use safetensors::SafeTensors;
 use tpack::format::{Storage, DEFAULT_ALIGNMENT};
 use tpack::{Dtype, MetaValue};
@@ -165,10 +165,12 @@ fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String 
 }
 
 fn safetensors_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
-    let st = SafeTensors::deserialize(bytes)
-        .map_err(|e| CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())))?;
-    let (header_len, header) = SafeTensors::read_metadata(bytes)
-        .map_err(|e| CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())))?;
+    // One parse of the header: `read_metadata` validates everything `deserialize` does (offsets contiguous and
+    // covering the data exactly, sizes matching dtypes and shapes) and keeps the file order.
+    let invalid = |e: safetensors::SafeTensorError| {
+        CliError::input(format!("{} is not a valid safetensors file: {e}", input.display()))
+    };
+    let (header_len, header) = SafeTensors::read_metadata(bytes).map_err(invalid)?;
     // The crate accepted the header, so these bytes exist and are UTF-8; a repeated key is still ambiguous.
     let text = bytes.get(8..8 + header_len).and_then(|h| std::str::from_utf8(h).ok()).unwrap_or_default();
     crate::json_strict::check_no_duplicate_keys(text).map_err(|why| {
@@ -177,23 +179,28 @@ fn safetensors_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) 
             input.display()
         ))
     })?;
+    let data = bytes.get(8 + header_len..).unwrap_or_default();
     // Tensors in file order, as the producer laid them out.
     let names = header.offset_keys();
-    let mut views: Vec<(String, TensorView<'_>, Vec<u64>)> = Vec::with_capacity(names.len());
+    let mut views: Vec<(String, StDtype, &[u8], Vec<u64>)> = Vec::with_capacity(names.len());
     for name in names {
-        let view = st
-            .tensor(&name)
-            .map_err(|e| CliError::input(format!("{}: tensor {name:?}: {e}", input.display())))?;
-        let dims = to_u64_dims(view.shape());
-        views.push((name, view, dims));
+        let info = header.info(&name);
+        let payload = info.and_then(|i| data.get(i.data_offsets.0..i.data_offsets.1));
+        let (Some(info), Some(payload)) = (info, payload) else {
+            return Err(CliError::input(format!(
+                "{}: tensor {name:?} lies outside the file",
+                input.display()
+            )));
+        };
+        let dims = to_u64_dims(&info.shape);
+        views.push((name, info.dtype, payload, dims));
     }
     let mut entries = Vec::with_capacity(views.len());
-    for (name, view, dims) in &views {
-        let dtype = from_safetensors(view.dtype()).ok_or_else(|| {
+    for (name, st_dtype, payload, dims) in &views {
+        let dtype = from_safetensors(*st_dtype).ok_or_else(|| {
             CliError::input(format!(
-                "{}: tensor {name:?} has dtype {:?}, which tpack 1.0 cannot store",
+                "{}: tensor {name:?} has dtype {st_dtype:?}, which tpack 1.0 cannot store",
                 input.display(),
-                view.dtype()
             ))
         })?;
         entries.push(OutEntry {
@@ -202,8 +209,8 @@ fn safetensors_to_tpack(input: &Path, bytes: &[u8], output: &Path, quiet: bool) 
             shape: dims,
             alignment: DEFAULT_ALIGNMENT,
             target: None,
-            length: view.data().len() as u64,
-            payload: Payload::Bytes(view.data()),
+            length: payload.len() as u64,
+            payload: Payload::Bytes(payload),
         });
     }
     let mut metadata: Vec<(String, OwnedValue)> = header
