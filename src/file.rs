@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use embedded_io_adapters::std::FromStd;
 
-use crate::entry::Entry;
+use crate::read::Entry;
 use crate::error::Error;
 use crate::read::Container;
 

@@ -1,11 +1,16 @@
 //! On-disk structures and constants of tpack format 1.0 (`spec/FORMAT.md`).
 //!
-//! This module holds layouts and numbers only; parsing is [`crate::Container::parse`]. Every struct is a
+//! This module holds layouts, codes and numbers only; parsing is [`crate::Container::parse`], and the
+//! arithmetic on them that reader and writer share is in `layout`. Every struct is a
 //! `#[repr(C)]` sequence of `zerocopy` little-endian fields with alignment 1 and no padding, so it can be cast
 //! from bytes at any address on any host.
 
+use core::fmt;
+
 use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+use crate::error::Rule;
 
 /// The 8-byte magic that starts every container: `\x89TPK\r\n\x1a\n` (spec §3.1).
 pub const MAGIC: [u8; 8] = *b"\x89TPK\r\n\x1a\n";
@@ -42,7 +47,7 @@ pub const HEADER_CRC_OFFSET: usize = 52;
 /// `flags` bit of a descriptor: the entry has a load address in `target`.
 pub const FLAG_HAS_TARGET: u8 = 1;
 /// Incompatible-feature bits this reader implements (none in 1.0).
-pub const KNOWN_INCOMPAT_FLAGS: u64 = 0;
+pub(crate) const KNOWN_INCOMPAT_FLAGS: u64 = 0;
 
 /// Location of one section: `[offset, offset + length)` from the container's start.
 #[derive(
@@ -188,19 +193,18 @@ const _: () = {
 
 /// Whether a file of minor version `minor` is newer than this reader, which makes unknown dtype and metadata
 /// type codes skippable rather than errors (spec §10).
-#[must_use]
-pub const fn is_newer_minor(minor: u16) -> bool {
+pub(crate) const fn is_newer_minor(minor: u16) -> bool {
     minor > VERSION_MINOR
 }
 
-/// How many bytes a dtype stores per element, or per block of elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
+/// How a dtype packs its elements into bytes (spec §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Packing {
     /// A fixed number of bytes per element.
     Element(u64),
     /// `block_bytes` bytes per `block_elems` elements along the innermost dimension.
     Block {
-        /// Elements in one block.
+        /// Elements in one block (a power of two).
         block_elems: u64,
         /// Bytes in one block.
         block_bytes: u64,
@@ -210,57 +214,52 @@ pub enum Storage {
 }
 
 macro_rules! dtypes {
-    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal, $storage:expr;)*) => {
-        /// Element type of an entry (spec §4.1).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum Dtype {
-            $($(#[$doc])* $name,)*
-            /// A code this reader does not know, from a file of a newer minor version; the payload is opaque.
-            Unknown(u16),
-        }
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal, $packing:expr;)*) => {
+        /// Element type of an entry (spec §4.1): its on-disk code.
+        ///
+        /// A newtype over the code, so that every code has exactly one spelling: a code this crate knows is
+        /// one of the constants (`Dtype::F32`), and any other code — from a file of a newer minor version —
+        /// is a `Dtype` for which [`Dtype::is_known`] is false. Match on the constants with a `_` arm.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct Dtype(u16);
 
         impl Dtype {
-            /// Every dtype defined by format 1.0, in code order.
+            $($(#[$doc])* pub const $name: Dtype = Dtype($code);)*
+
+            /// Every dtype this crate knows (format 1.0), in code order.
             pub const ALL: &'static [Dtype] = &[$(Dtype::$name),*];
 
-            /// The dtype for an on-disk code; codes not in 1.0 give [`Dtype::Unknown`].
+            /// The dtype with on-disk code `code`, known or not.
             #[must_use]
             pub const fn from_code(code: u16) -> Dtype {
-                match code {
-                    $($code => Dtype::$name,)*
-                    other => Dtype::Unknown(other),
-                }
+                Dtype(code)
             }
 
             /// The on-disk code.
             #[must_use]
             pub const fn code(self) -> u16 {
-                match self {
-                    $(Dtype::$name => $code,)*
-                    Dtype::Unknown(code) => code,
-                }
+                self.0
             }
 
-            /// The name the spec uses, or `None` for an unknown code.
+            /// The name the spec uses (`"F32"`, `"Q8_0"`, …), or `None` for a code this crate does not know.
             #[must_use]
             pub const fn name(self) -> Option<&'static str> {
-                match self {
-                    $(Dtype::$name => Some($text),)*
-                    Dtype::Unknown(_) => None,
+                match self.0 {
+                    $($code => Some($text),)*
+                    _ => None,
                 }
             }
 
-            /// How the dtype is stored, or `None` for an unknown code.
+            /// How the dtype packs elements into bytes, or `None` for a code this crate does not know.
             #[must_use]
-            pub const fn storage(self) -> Option<Storage> {
-                match self {
-                    $(Dtype::$name => Some($storage),)*
-                    Dtype::Unknown(_) => None,
+            pub const fn packing(self) -> Option<Packing> {
+                match self.0 {
+                    $($code => Some($packing),)*
+                    _ => None,
                 }
             }
 
-            /// The dtype with this spec name (`"F32"`, `"Q8_0"`, …).
+            /// The dtype with this spec name (`"F32"`, `"Q8_0"`, …); names are case-sensitive.
             #[must_use]
             pub fn from_name(name: &str) -> Option<Dtype> {
                 match name {
@@ -274,81 +273,87 @@ macro_rules! dtypes {
 
 dtypes! {
     /// IEEE 754 binary64.
-    F64 = 1, "F64", Storage::Element(8);
+    F64 = 1, "F64", Packing::Element(8);
     /// IEEE 754 binary32.
-    F32 = 2, "F32", Storage::Element(4);
+    F32 = 2, "F32", Packing::Element(4);
     /// IEEE 754 binary16.
-    F16 = 3, "F16", Storage::Element(2);
+    F16 = 3, "F16", Packing::Element(2);
     /// bfloat16.
-    BF16 = 4, "BF16", Storage::Element(2);
+    BF16 = 4, "BF16", Packing::Element(2);
     /// OCP FP8 E4M3FN.
-    F8E4M3 = 5, "F8E4M3", Storage::Element(1);
+    F8E4M3 = 5, "F8E4M3", Packing::Element(1);
     /// OCP FP8 E5M2.
-    F8E5M2 = 6, "F8E5M2", Storage::Element(1);
+    F8E5M2 = 6, "F8E5M2", Packing::Element(1);
     /// Signed 64-bit integer.
-    I64 = 7, "I64", Storage::Element(8);
+    I64 = 7, "I64", Packing::Element(8);
     /// Signed 32-bit integer.
-    I32 = 8, "I32", Storage::Element(4);
+    I32 = 8, "I32", Packing::Element(4);
     /// Signed 16-bit integer.
-    I16 = 9, "I16", Storage::Element(2);
+    I16 = 9, "I16", Packing::Element(2);
     /// Signed 8-bit integer.
-    I8 = 10, "I8", Storage::Element(1);
+    I8 = 10, "I8", Packing::Element(1);
     /// Unsigned 64-bit integer.
-    U64 = 11, "U64", Storage::Element(8);
+    U64 = 11, "U64", Packing::Element(8);
     /// Unsigned 32-bit integer.
-    U32 = 12, "U32", Storage::Element(4);
+    U32 = 12, "U32", Packing::Element(4);
     /// Unsigned 16-bit integer.
-    U16 = 13, "U16", Storage::Element(2);
+    U16 = 13, "U16", Packing::Element(2);
     /// Unsigned 8-bit integer.
-    U8 = 14, "U8", Storage::Element(1);
+    U8 = 14, "U8", Packing::Element(1);
     /// Boolean, one byte per element.
-    Bool = 15, "BOOL", Storage::Element(1);
+    BOOL = 15, "BOOL", Packing::Element(1);
     /// GGUF Q8_0: blocks of 32 elements in 34 bytes (f16 scale, 32 × i8).
-    Q8_0 = 16, "Q8_0", Storage::Block { block_elems: 32, block_bytes: 34 };
+    Q8_0 = 16, "Q8_0", Packing::Block { block_elems: 32, block_bytes: 34 };
     /// GGUF Q4_0: blocks of 32 elements in 18 bytes (f16 scale, 16 bytes of nibbles).
-    Q4_0 = 17, "Q4_0", Storage::Block { block_elems: 32, block_bytes: 18 };
+    Q4_0 = 17, "Q4_0", Packing::Block { block_elems: 32, block_bytes: 18 };
     /// Opaque bytes, rank 1.
-    Raw = 18, "RAW", Storage::Bytes;
+    RAW = 18, "RAW", Packing::Bytes;
     /// A nested container, rank 1.
-    Container = 19, "CONTAINER", Storage::Bytes;
+    CONTAINER = 19, "CONTAINER", Packing::Bytes;
 }
 
 macro_rules! meta_types {
     ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal;)*) => {
-        /// Type of a metadata value (spec §7.1).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum MetaType {
-            $($(#[$doc])* $name,)*
-            /// A code this reader does not know, from a file of a newer minor version; the value is opaque.
-            Unknown(u8),
-        }
+        /// Type of a metadata value (spec §7.1): its on-disk code.
+        ///
+        /// A newtype over the code, like [`Dtype`]: a known type is one of the constants, any other code (from
+        /// a file of a newer minor version) is a `MetaType` for which [`MetaType::is_known`] is false.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct MetaType(u8);
 
         impl MetaType {
-            /// The type for an on-disk code.
+            $($(#[$doc])* pub const $name: MetaType = MetaType($code);)*
+
+            /// Every metadata type this crate knows (format 1.0), in code order.
+            pub const ALL: &'static [MetaType] = &[$(MetaType::$name),*];
+
+            /// The type with on-disk code `code`, known or not.
             #[must_use]
             pub const fn from_code(code: u8) -> MetaType {
-                match code {
-                    $($code => MetaType::$name,)*
-                    other => MetaType::Unknown(other),
-                }
+                MetaType(code)
             }
 
             /// The on-disk code.
             #[must_use]
             pub const fn code(self) -> u8 {
-                match self {
-                    $(MetaType::$name => $code,)*
-                    MetaType::Unknown(code) => code,
+                self.0
+            }
+
+            /// The name the spec uses (`"u64"`, `"string[]"`, …), or `None` for a code this crate does not know.
+            #[must_use]
+            pub const fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    $($code => Some($text),)*
+                    _ => None,
                 }
             }
 
-            /// The name the spec uses (`"u64"`, `"string[]"`, …), or `None` for an unknown code.
+            /// The type with this spec name (`"u64"`, `"string[]"`, …).
             #[must_use]
-            pub const fn name(self) -> Option<&'static str> {
-                match self {
-                    $(MetaType::$name => Some($text),)*
-                    MetaType::Unknown(_) => None,
+            pub fn from_name(name: &str) -> Option<MetaType> {
+                match name {
+                    $($text => Some(MetaType::$name),)*
+                    _ => None,
                 }
             }
         }
@@ -363,25 +368,131 @@ meta_types! {
     /// IEEE binary64, inline.
     F64 = 3, "f64";
     /// Boolean (0 or 1), inline.
-    Bool = 4, "bool";
+    BOOL = 4, "bool";
     /// UTF-8 text in the pool.
-    String = 5, "string";
+    STRING = 5, "string";
     /// Opaque bytes in the pool.
-    Bytes = 6, "bytes";
+    BYTES = 6, "bytes";
     /// Array of u64 in the pool.
-    U64Array = 7, "u64[]";
+    U64_ARRAY = 7, "u64[]";
     /// Array of i64 in the pool.
-    I64Array = 8, "i64[]";
+    I64_ARRAY = 8, "i64[]";
     /// Array of f64 in the pool.
-    F64Array = 9, "f64[]";
+    F64_ARRAY = 9, "f64[]";
     /// Array of length-prefixed UTF-8 strings in the pool.
-    StringArray = 10, "string[]";
+    STRING_ARRAY = 10, "string[]";
 }
 
 impl MetaType {
-    /// Whether the value is stored inline in the record (rather than in the pool).
+    /// Whether this crate knows the type (it is one of [`MetaType::ALL`]).
+    #[must_use]
+    pub const fn is_known(self) -> bool {
+        self.name().is_some()
+    }
+
+    /// Whether the value is stored inline in the record (rather than in the pool). Types a later minor version
+    /// adds are always stored in the pool (spec §10).
     #[must_use]
     pub const fn is_inline(self) -> bool {
-        matches!(self, MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::Bool)
+        matches!(self, MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::BOOL)
     }
 }
+
+impl Dtype {
+    /// Whether this crate knows the code (it is one of [`Dtype::ALL`]).
+    #[must_use]
+    pub const fn is_known(self) -> bool {
+        self.name().is_some()
+    }
+
+    /// The payload length in bytes of an entry of this dtype with shape `dims` (outermost first), by the
+    /// rules of spec §4.1.
+    ///
+    /// # Errors
+    /// A [`ShapeError`] naming the rule the shape breaks: an unknown dtype (R22), more than
+    /// [`MAX_RANK`] dimensions (R23), a count or length past `u64` (R25), a block dtype whose innermost
+    /// dimension is not a whole number of blocks (R26), a byte dtype whose rank is not 1 (R27).
+    pub fn byte_len(self, dims: &[u64]) -> Result<u64, ShapeError> {
+        if dims.len() > MAX_RANK {
+            return Err(ShapeError::RankTooLarge);
+        }
+        crate::layout::byte_len(self, dims.iter().copied())
+    }
+}
+
+impl fmt::Debug for Dtype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "Dtype({})", self.0),
+        }
+    }
+}
+
+impl fmt::Display for Dtype {
+    /// The spec name (`F32`), or `dtype 77` for a code this crate does not know.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "dtype {}", self.0),
+        }
+    }
+}
+
+impl fmt::Debug for MetaType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "MetaType({})", self.0),
+        }
+    }
+}
+
+impl fmt::Display for MetaType {
+    /// The spec name (`string[]`), or `type 12` for a code this crate does not know.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "type {}", self.0),
+        }
+    }
+}
+
+/// Why a dtype and shape give no byte length ([`Dtype::byte_len`]); each names the rule of spec §12.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ShapeError {
+    /// R22: the dtype code is not one this crate knows.
+    UnknownDtype,
+    /// R23: more than [`MAX_RANK`] dimensions.
+    RankTooLarge,
+    /// R25: the element count or the byte length overflows `u64`.
+    Overflow,
+    /// R26: a block dtype with rank 0, or an innermost dimension that is not a whole number of blocks.
+    PartialBlock,
+    /// R27: a `RAW` or `CONTAINER` entry whose rank is not 1.
+    NotRankOne,
+}
+
+impl ShapeError {
+    /// The spec rule the shape breaks.
+    #[must_use]
+    pub const fn rule(self) -> Rule {
+        match self {
+            ShapeError::UnknownDtype => Rule::UnknownDtype,
+            ShapeError::RankTooLarge => Rule::RankTooLarge,
+            ShapeError::Overflow => Rule::ShapeOverflow,
+            ShapeError::PartialBlock => Rule::BlockShape,
+            ShapeError::NotRankOne => Rule::ByteShape,
+        }
+    }
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rule = self.rule();
+        write!(f, "{rule}: {}", rule.description())
+    }
+}
+
+impl core::error::Error for ShapeError {}

@@ -7,8 +7,9 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let bytes = { let mut b = tpack::Builder::new();
-//! #   b.push(tpack::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?; b.finish()? };
+//! let mut builder = tpack::Builder::new();
+//! builder.push(tpack::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?;
+//! let bytes = builder.finish()?;
 //! let container = tpack::Container::parse(&bytes)?;
 //! container.verify()?; // payload checksums
 //! let w = container.get("w").expect("entry w");
@@ -39,30 +40,44 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "alloc")]
+mod builder;
 pub mod checksum;
-mod entry;
 mod error;
 #[cfg(feature = "std")]
 mod file;
 pub mod format;
-mod meta;
+mod layout;
+mod meta_value;
 #[cfg(feature = "std")]
 mod name_index;
 mod read;
 mod write;
 
-pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
+#[cfg(feature = "alloc")]
+pub use builder::Builder;
 pub use error::{Error, Rule};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
-pub use format::{Dtype, MetaType};
-pub use meta::{MetaIter, MetaValue, StringArray};
+pub use format::{Dtype, MetaType, Packing, ShapeError};
+pub use meta_value::{MetaValue, StringArray};
 #[cfg(feature = "std")]
 pub use name_index::NameIndex;
-pub use read::{declared_len, Container};
-pub use write::{Buf, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Table, Tables, Value, WriteError};
+pub use read::{
+    declared_len, Container, Entries, Entry, EntryVerification, LeElement, MetaIter, Metadata, NativeElement,
+    Shape, Verification,
+};
 #[cfg(feature = "alloc")]
-pub use write::{Builder, NewEntry, VecTables};
+pub use write::VecBookkeeping;
+pub use write::{
+    Bookkeeping, Buf, Buffer, EntryDecl, FixedBookkeeping, Mode, NewEntry, OnePass, SeekWriter, Seekable,
+    StreamWriter, WriteError, Writer,
+};
+/// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
+/// version).
+pub use embedded_io;
+/// The `zerocopy` little-endian types that typed views and metadata arrays use (re-exported so that a
+/// dependent names the same version).
 pub use zerocopy;
 
 /// The README's code must compile and run.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::entry::Entry;
+use crate::read::Entry;
 use crate::read::Container;
 
 /// A hash table of a container's entry names, built once in O(n) with one allocation, then O(1) per lookup.

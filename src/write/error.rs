@@ -2,12 +2,12 @@
 
 use core::fmt;
 
-use super::storage::Table;
+use super::bookkeeping::Buffer;
 use crate::error::Error;
 
 /// Why a writer stopped. After any error the writer is poisoned: every later call returns
-/// [`WriteError::Poisoned`], and the output is not a valid container (its header is written last, or — for
-/// the one-pass writer — its trailer never is).
+/// [`WriteError::Poisoned`], and the output is not a valid container (the seekable mode writes the magic
+/// last; the one-pass mode never writes the trailer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WriteError<E> {
@@ -16,7 +16,17 @@ pub enum WriteError<E> {
     /// The container would break this spec rule (a bad name, shape, alignment, a duplicate name or key, …).
     Format(Error),
     /// A bookkeeping buffer is full.
-    Capacity(Table),
+    BufferFull(Buffer),
+    /// The container would be larger than 2^64 bytes, or an offset or length in it would overflow.
+    TooLarge,
+    /// The seekable sink stands at `position` after the container's `written` bytes: it was moved behind the
+    /// writer's back, so the writer cannot tell where the container starts.
+    SinkPosition {
+        /// Where the sink stood.
+        position: u64,
+        /// Bytes the writer wrote.
+        written: u64,
+    },
     /// Payload bytes were written after every declared entry was complete.
     TooManyEntries,
     /// More payload bytes than the entry's shape allows.
@@ -63,7 +73,11 @@ impl<E: fmt::Debug> fmt::Display for WriteError<E> {
         match self {
             WriteError::Io(e) => write!(f, "the output failed: {e:?}"),
             WriteError::Format(e) => write!(f, "the container would be invalid: {e}"),
-            WriteError::Capacity(table) => write!(f, "the writer's {table:?} storage is full"),
+            WriteError::BufferFull(buffer) => write!(f, "the writer's {buffer:?} buffer is full"),
+            WriteError::TooLarge => f.write_str("the container would overflow 64-bit offsets"),
+            WriteError::SinkPosition { position, written } => {
+                write!(f, "the sink stands at byte {position} after {written} bytes were written: it was moved")
+            }
             WriteError::TooManyEntries => f.write_str("payload bytes written after the last declared entry"),
             WriteError::PayloadTooLong { entry, expected } => {
                 write!(f, "entry {entry}: more than the {expected} bytes its shape gives")

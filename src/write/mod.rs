@@ -1,19 +1,21 @@
-//! Writing containers: streaming writers over `embedded-io` sinks ([`SeekWriter`], [`StreamWriter`]) with
-//! bookkeeping in caller-sized storage, and (with `alloc`) the in-memory [`Builder`].
+//! Writing: one streaming [`Writer`] over `embedded-io` sinks, in two modes ([`SeekWriter`],
+//! [`StreamWriter`]), with bookkeeping in caller-chosen buffers.
+//!
+//! The parts, by job: `decl` (what an entry is), `plan` (the layout engine: the canonical layout of spec
+//! §11, without I/O), `meta_item` (how declared metadata is kept until it is sorted), `bookkeeping` (the
+//! buffers), `writer` (the sink driver and its protocol), `sort`.
 
-#[cfg(feature = "alloc")]
-mod builder;
+mod bookkeeping;
+mod decl;
 mod error;
+mod meta_item;
+mod plan;
 mod sort;
-mod storage;
-mod stream;
-mod value;
+mod writer;
 
+pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping};
 #[cfg(feature = "alloc")]
-pub use builder::{Builder, NewEntry};
+pub use bookkeeping::VecBookkeeping;
+pub use decl::{EntryDecl, NewEntry};
 pub use error::WriteError;
-#[cfg(feature = "alloc")]
-pub use storage::VecTables;
-pub use storage::{Buf, HeaplessTables, Table, Tables};
-pub use stream::{EntryDecl, SeekWriter, StreamWriter};
-pub use value::Value;
+pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};

@@ -1,19 +1,21 @@
 //! Accessors of one validated entry: name, dtype, shape, payload bytes and typed views.
 
+use core::fmt;
 use core::iter::FusedIterator;
 use core::ops::Range;
 
 use zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, KnownLayout};
 
+use super::Container;
 use crate::checksum::crc32;
 use crate::error::Error;
 use crate::format::{Descriptor, Dtype, FLAG_HAS_TARGET, MAX_RANK};
-use crate::read::{payload_of, Container};
+use crate::layout::{name_in, slice};
 
 /// One entry of a validated [`Container`]. Every accessor is infallible and O(1), except
-/// [`Entry::verify`] (linear in the payload) and [`Entry::nested`] (linear in the nested table).
-#[derive(Clone, Copy, Debug)]
+/// [`Entry::verify`] (linear in the payload) and [`Entry::nested`] (a re-parse of the nested container).
+#[derive(Clone, Copy)]
 pub struct Entry<'a> {
     // Only what the accessors need, not the whole `Container`: an `Entry` is made on every lookup and
     // iteration step, and copying the container's eight slices dominated a hashed lookup.
@@ -24,7 +26,8 @@ pub struct Entry<'a> {
     /// The stored payload checksums.
     checksums: &'a [U32],
     descriptor: &'a Descriptor,
-    index: u32,
+    /// Position in the table.
+    position: u32,
     /// Nesting depth of the container holding this entry.
     depth: u8,
 }
@@ -49,29 +52,32 @@ impl Shape {
         usize::from(self.rank)
     }
 
-    /// Number of elements (1 for a scalar). Cannot overflow: the reader has checked it.
+    /// Number of elements: the product of the dimensions (1 for a scalar). Exact for the shape of every entry
+    /// a reader accepts, whatever its dtype: rule R25 bounds the product to 64 bits for every entry.
     #[must_use]
     pub fn elements(&self) -> u64 {
-        self.dims().iter().try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX)
+        // R25 was checked for this shape; the fallback is unreachable.
+        crate::layout::element_count(self.dims().iter().copied()).unwrap_or(0)
     }
 }
 
 impl<'a> Entry<'a> {
-    pub(crate) fn new(container: &Container<'a>, index: u32, descriptor: &'a Descriptor) -> Self {
+    pub(super) fn new(container: &Container<'a>, position: u32, descriptor: &'a Descriptor) -> Self {
         Self {
             bytes: container.bytes,
             names: container.names,
             checksums: container.checksums,
             descriptor,
-            index,
+            position,
             depth: container.depth,
         }
     }
 
-    /// Position in the table (payload order).
+    /// Position in the table (payload order), from 0: what [`Container::entry`] takes, and the `entry` of an
+    /// [`Error`] about this entry.
     #[must_use]
-    pub fn index(&self) -> usize {
-        usize::try_from(self.index).unwrap_or(usize::MAX)
+    pub fn position(&self) -> usize {
+        usize::try_from(self.position).unwrap_or(usize::MAX)
     }
 
     /// The raw on-disk descriptor.
@@ -84,14 +90,11 @@ impl<'a> Entry<'a> {
     #[must_use]
     pub fn name(&self) -> &'a str {
         // The reader validated this UTF-8 (R18); the fallback is unreachable.
-        let d = self.descriptor;
-        let start = usize::try_from(d.name_offset.get()).unwrap_or(usize::MAX);
-        let len = usize::try_from(d.name_len.get()).unwrap_or(0);
-        let bytes = start.checked_add(len).and_then(|end| self.names.get(start..end)).unwrap_or(&[]);
-        core::str::from_utf8(bytes).unwrap_or("")
+        core::str::from_utf8(name_in(self.names, self.descriptor)).unwrap_or("")
     }
 
-    /// The element type; [`Dtype::Unknown`] only in files of a newer minor version.
+    /// The element type; one this crate does not know ([`Dtype::is_known`]) only in files of a newer minor
+    /// version.
     #[must_use]
     pub fn dtype(&self) -> Dtype {
         Dtype::from_code(self.descriptor.dtype.get())
@@ -141,13 +144,14 @@ impl<'a> Entry<'a> {
     /// The payload bytes, borrowed from the container.
     #[must_use]
     pub fn payload(&self) -> &'a [u8] {
-        payload_of(self.bytes, self.descriptor)
+        // R33 placed the payload inside the container; the fallback is unreachable.
+        slice(self.bytes, self.descriptor.offset.get(), self.descriptor.length.get()).unwrap_or(&[])
     }
 
     /// The payload checksum stored in the trailer.
     #[must_use]
     pub fn checksum(&self) -> u32 {
-        usize::try_from(self.index).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
+        usize::try_from(self.position).ok().and_then(|i| self.checksums.get(i)).map_or(0, |c| c.get())
     }
 
     /// Checks the payload against its stored checksum (R50).
@@ -160,7 +164,7 @@ impl<'a> Entry<'a> {
         if stored == computed {
             Ok(())
         } else {
-            Err(Error::EntryChecksum { entry: self.index, stored, computed })
+            Err(Error::EntryChecksum { entry: self.position, stored, computed })
         }
     }
 
@@ -188,13 +192,14 @@ impl<'a> Entry<'a> {
         <[T]>::ref_from_bytes(self.payload()).ok()
     }
 
-    /// The nested container a [`Dtype::Container`] entry holds; `None` for any other dtype.
+    /// The nested container a [`Dtype::CONTAINER`] entry holds; `None` for any other dtype.
     ///
-    /// The reader validated it already, so this re-parse cannot fail; it costs time linear in the nested
-    /// table.
+    /// The reader validated it already, so this cannot fail; but it parses the nested container again, which
+    /// costs what [`Container::parse`] of it costs (linear in its table, names and metadata, and in those of
+    /// containers nested in it). Keep the result rather than calling this in a loop.
     #[must_use]
     pub fn nested(&self) -> Option<Container<'a>> {
-        if self.dtype() != Dtype::Container {
+        if self.dtype() != Dtype::CONTAINER {
             return None;
         }
         Container::parse_at(self.payload(), self.depth.saturating_add(1)).ok()
@@ -245,7 +250,7 @@ elements! { LeElement:
     U16 => U16 | F16 | BF16;
     // One-byte elements have no byte order.
     i8 => I8;
-    u8 => U8 | Bool | F8E4M3 | F8E5M2 | Raw | Container | Q8_0 | Q4_0;
+    u8 => U8 | BOOL | F8E4M3 | F8E5M2 | RAW | CONTAINER | Q8_0 | Q4_0;
 }
 
 elements! { NativeElement:
@@ -258,7 +263,23 @@ elements! { NativeElement:
     u64 => U64;
     u32 => U32;
     u16 => U16 | F16 | BF16;
-    u8 => U8 | Bool | F8E4M3 | F8E5M2 | Raw | Container | Q8_0 | Q4_0;
+    u8 => U8 | BOOL | F8E4M3 | F8E5M2 | RAW | CONTAINER | Q8_0 | Q4_0;
+}
+
+impl fmt::Debug for Entry<'_> {
+    /// What the entry is and where — never its payload bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Entry")
+            .field("position", &self.position)
+            .field("name", &self.name())
+            .field("dtype", &self.dtype())
+            .field("shape", &self.shape().dims())
+            .field("offset", &self.offset())
+            .field("byte_len", &self.byte_len())
+            .field("alignment", &self.alignment())
+            .field("target", &self.target())
+            .finish()
+    }
 }
 
 /// The entries of a container in table order.
@@ -269,7 +290,7 @@ pub struct Entries<'a> {
 }
 
 impl<'a> Entries<'a> {
-    pub(crate) fn new(container: Container<'a>) -> Self {
+    pub(super) fn new(container: Container<'a>) -> Self {
         Self { container, next: 0 }
     }
 }

@@ -1,0 +1,172 @@
+//! The groups *header* (R1–R9), *sections* (R10–R12) and *checksums* (R13–R14) of spec §12, in number order:
+//! everything that locates the sections and proves the checksummed region intact.
+
+use zerocopy::little_endian::U32;
+use zerocopy::FromBytes;
+
+use crate::checksum::{crc32, header_crc};
+use crate::error::Error;
+use crate::format::{
+    Descriptor, Header, Section, SectionRef, DESCRIPTOR_LEN, HEADER_LEN_V1, INDEX_SLOT_LEN,
+    KNOWN_INCOMPAT_FLAGS, MAGIC, MAX_HEADER_LEN, TRAILER_SLOT_LEN, VERSION_MAJOR,
+};
+use crate::layout::{len_u64, slice};
+
+/// The sections of a container whose header, layout and checksums are valid, cast to their types.
+pub(super) struct Sections<'a> {
+    pub(super) header: &'a Header,
+    pub(super) table: &'a [Descriptor],
+    pub(super) index: &'a [U32],
+    pub(super) names: &'a [u8],
+    /// The metadata section: records, then pool. Its split is a metadata rule (R40), checked later.
+    pub(super) metadata: &'a [u8],
+    /// `[offset, end)` of the payload section.
+    pub(super) payloads: Bounds,
+    /// One stored CRC per entry.
+    pub(super) checksums: &'a [U32],
+}
+
+/// A section's `[offset, end)`, from a header that R10 accepted (so the sum cannot overflow).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Bounds {
+    pub(super) offset: u64,
+    pub(super) end: u64,
+}
+
+impl From<&SectionRef> for Bounds {
+    fn from(r: &SectionRef) -> Self {
+        Bounds { offset: r.offset.get(), end: r.offset.get().saturating_add(r.length.get()) }
+    }
+}
+
+/// R1–R3: enough bytes for a header, the magic, the major version.
+pub(super) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+    let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
+        return Err(Error::TooShort { len: len_u64(bytes.len()) });
+    };
+    if header.magic != MAGIC {
+        return Err(Error::BadMagic);
+    }
+    if header.version_major.get() != VERSION_MAJOR {
+        return Err(Error::UnsupportedVersion { major: header.version_major.get() });
+    }
+    Ok(header)
+}
+
+/// R1–R14 on a whole container: returns its sections.
+pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
+    let header = read_header(bytes)?;
+    check_fields(header, len_u64(bytes.len()))?;
+    check_sections(header)?;
+    let [table, index, names, metadata, payloads, trailer] = header.sections.each_ref().map(Bounds::from);
+
+    // Checksums come before the contents, so a damaged file is reported as damaged, not as whatever nonsense
+    // the damage happens to spell.
+    let region = section(bytes, Bounds { offset: 0, end: metadata.end }, Section::Metadata)?;
+    let computed = header_crc(region);
+    if computed != header.header_crc.get() {
+        return Err(Error::HeaderChecksum { stored: header.header_crc.get(), computed });
+    }
+    let count = usize::try_from(header.entry_count.get())
+        .map_err(|_| Error::SectionLength { section: Section::Table })?;
+    let checksums = check_trailer(section(bytes, trailer, Section::Trailer)?, count)?;
+
+    let table = <[Descriptor]>::ref_from_bytes_with_elems(section(bytes, table, Section::Table)?, count)
+        .map_err(|_| Error::SectionLength { section: Section::Table })?;
+    let index = <[U32]>::ref_from_bytes_with_elems(section(bytes, index, Section::Index)?, count)
+        .map_err(|_| Error::SectionLength { section: Section::Index })?;
+    Ok(Sections {
+        header,
+        table,
+        index,
+        names: section(bytes, names, Section::Names)?,
+        metadata: section(bytes, metadata, Section::Metadata)?,
+        payloads,
+        checksums,
+    })
+}
+
+/// R4–R9: the header's own fields, and its declared length against the input's `actual` length.
+fn check_fields(header: &Header, actual: u64) -> Result<(), Error> {
+    let minor = header.version_minor.get();
+    let header_len = header.header_len.get();
+    if header_len % 8 != 0
+        || !(HEADER_LEN_V1..=MAX_HEADER_LEN).contains(&header_len)
+        || (minor == 0 && header_len != HEADER_LEN_V1)
+    {
+        return Err(Error::HeaderLength { header_len });
+    }
+    let incompat = header.incompat_flags.get();
+    if incompat & !KNOWN_INCOMPAT_FLAGS != 0 {
+        return Err(Error::UnknownIncompatFlags { flags: incompat });
+    }
+    if header.descriptor_len.get() != DESCRIPTOR_LEN {
+        return Err(Error::DescriptorLength { descriptor_len: header.descriptor_len.get() });
+    }
+    if let Some(at) = header.reserved.iter().position(|&b| b != 0) {
+        let field = core::mem::offset_of!(Header, reserved);
+        let offset = field.checked_add(at).and_then(|o| u64::try_from(o).ok()).unwrap_or(u64::MAX);
+        return Err(Error::ReservedNonZero { offset });
+    }
+    let total = header.total_len.get();
+    if actual < total || actual < u64::from(header_len) {
+        return Err(Error::Truncated { declared: total });
+    }
+    if actual > total {
+        return Err(Error::TrailingBytes { declared: total });
+    }
+    Ok(())
+}
+
+/// R10–R12, in number order (R10 for every section in layout order, then R11, then R12). Works on the
+/// header's own fields: no copies, which on a Cortex-M would pull in `memcpy`.
+fn check_sections(header: &Header) -> Result<(), Error> {
+    let total = header.total_len.get();
+    for (section, r) in Section::ALL.iter().zip(&header.sections) {
+        if r.offset.get().checked_add(r.length.get()).is_none_or(|end| end > total) {
+            return Err(Error::SectionBounds { section: *section });
+        }
+    }
+    let mut cursor = u64::from(header.header_len.get());
+    for (section, r) in Section::ALL.iter().zip(&header.sections) {
+        if r.offset.get() != cursor {
+            return Err(Error::SectionLayout { section: *section });
+        }
+        cursor = Bounds::from(r).end;
+    }
+    if cursor != total {
+        return Err(Error::SectionLayout { section: Section::Trailer });
+    }
+    let [table, index, _, _, _, trailer] = &header.sections;
+    let n = u64::from(header.entry_count.get());
+    let expect = [
+        (Section::Table, table, n.checked_mul(u64::from(DESCRIPTOR_LEN))),
+        (Section::Index, index, n.checked_mul(INDEX_SLOT_LEN)),
+        (Section::Trailer, trailer, n.checked_add(1).and_then(|k| k.checked_mul(TRAILER_SLOT_LEN))),
+    ];
+    for (section, r, expected) in expect {
+        if expected != Some(r.length.get()) {
+            return Err(Error::SectionLength { section });
+        }
+    }
+    Ok(())
+}
+
+/// R14: the trailer's last value is the CRC of the `count` values before it; returns those values.
+fn check_trailer(trailer: &[u8], count: usize) -> Result<&[U32], Error> {
+    let err = Error::SectionLength { section: Section::Trailer };
+    let (checksums, stored) = <[U32]>::ref_from_prefix_with_elems(trailer, count).map_err(|_| err)?;
+    let stored = U32::read_from_bytes(stored).map_err(|_| err)?.get();
+    // R12 made the trailer 4 × (count + 1) bytes, so its first 4 × count bytes are the checksums.
+    let computed = crc32(trailer.get(..trailer.len().saturating_sub(4)).unwrap_or(&[]));
+    if computed != stored {
+        return Err(Error::TrailerChecksum { stored, computed });
+    }
+    Ok(checksums)
+}
+
+/// The bytes of a section that R10–R11 placed inside the container.
+fn section(bytes: &[u8], b: Bounds, section: Section) -> Result<&[u8], Error> {
+    let err = Error::SectionBounds { section };
+    slice(bytes, b.offset, b.end.checked_sub(b.offset).ok_or(err)?).ok_or(err)
+}

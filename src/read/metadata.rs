@@ -1,0 +1,211 @@
+//! The group *metadata* (R40–R49, spec §7): validation of the records and pool, and the [`Metadata`] view
+//! of a validated section, which hands out typed [`MetaValue`]s.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::FusedIterator;
+
+use zerocopy::little_endian::{F64, I64, U64};
+use zerocopy::FromBytes;
+
+use crate::error::Error;
+use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_KEY_LEN};
+use crate::layout::slice;
+use crate::meta_value::{split_item, MetaValue, StringArray};
+
+/// The bytes `[offset, offset + len)` of `pool`, or `None` when they are not all inside it.
+fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
+    slice(pool, u64::from(offset), u64::from(len))
+}
+
+/// R40–R49 for the `count` records at the start of `section` and the pool after them, in record order.
+/// `minor` is the file's minor version.
+pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'_>, Error> {
+    let records = usize::try_from(count).map_err(|_| Error::MetaBounds { record: count })?;
+    let (records, pool) = <[MetaRecord]>::ref_from_prefix_with_elems(section, records)
+        .map_err(|_| Error::MetaBounds { record: count })?;
+    let mut cursor: u32 = 0;
+    let mut previous_key: Option<&[u8]> = None;
+    for (record, r) in (0u32..).zip(records) {
+        let key_len = r.key_len.get();
+        if key_len == 0 || key_len > MAX_KEY_LEN {
+            return Err(Error::MetaKeyLength { record });
+        }
+        if r.key_offset.get() != cursor {
+            return Err(Error::MetaPoolLayout { record });
+        }
+        let key = pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor.checked_add(u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        if core::str::from_utf8(key).is_err() {
+            return Err(Error::MetaKeyUtf8 { record });
+        }
+        if let Some(previous) = previous_key {
+            match previous.cmp(key) {
+                Ordering::Less => {}
+                Ordering::Equal => return Err(Error::MetaDuplicateKey { record }),
+                Ordering::Greater => return Err(Error::MetaKeyOrder { record }),
+            }
+        }
+        previous_key = Some(key);
+
+        let value_type = MetaType::from_code(r.value_type);
+        if !value_type.is_known() && !is_newer_minor(minor) {
+            return Err(Error::MetaUnknownType { record, code: r.value_type });
+        }
+        if r.reserved != 0 {
+            return Err(Error::MetaValueShape { record });
+        }
+        if value_type.is_inline() {
+            if r.value_len.get() != 0 || r.value_offset.get() != 0 {
+                return Err(Error::MetaValueShape { record });
+            }
+            if value_type == MetaType::BOOL && r.value.get() > 1 {
+                return Err(Error::MetaBool { record });
+            }
+            continue;
+        }
+        if r.value.get() != 0 {
+            return Err(Error::MetaValueShape { record });
+        }
+        if r.value_offset.get() != cursor {
+            return Err(Error::MetaPoolLayout { record });
+        }
+        let value = pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        cursor = cursor.checked_add(r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        check_value(record, value_type, value)?;
+    }
+    if usize::try_from(cursor).ok() != Some(pool.len()) {
+        return Err(Error::MetaPoolLayout { record: count });
+    }
+    Ok(Metadata { records, pool })
+}
+
+/// R47 and R49 for a value stored in the pool.
+fn check_value(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
+    match value_type {
+        MetaType::STRING => {
+            core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
+        }
+        MetaType::U64_ARRAY | MetaType::I64_ARRAY | MetaType::F64_ARRAY if value.len() % 8 != 0 => {
+            return Err(Error::MetaValueShape { record });
+        }
+        MetaType::STRING_ARRAY => {
+            // The framing (R47) of every item first, then their text (R49): R49 needs the framing, so a bad
+            // item before a framing error is still R47.
+            let mut rest = value;
+            while !rest.is_empty() {
+                let (_, tail) = split_item(rest).ok_or(Error::MetaValueShape { record })?;
+                rest = tail;
+            }
+            if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) {
+                return Err(Error::MetaUtf8 { record });
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The metadata of a validated container: records sorted by key, and the pool they point into.
+///
+/// Obtained from [`crate::Container::metadata`]; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Metadata<'a> {
+    records: &'a [MetaRecord],
+    pool: &'a [u8],
+}
+
+impl<'a> Metadata<'a> {
+    /// No records (what a container holds until its metadata group is validated).
+    pub(super) const EMPTY: Metadata<'static> = Metadata { records: &[], pool: &[] };
+
+    /// Number of records.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether there are no records.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The value stored under `key`: a binary search over the sorted records, O(log m), no allocation.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<MetaValue<'a>> {
+        let pool = self.pool;
+        let at = self.records.binary_search_by(|r| key_of(r, pool).cmp(key.as_bytes())).ok()?;
+        Some(value_of(self.records.get(at)?, pool))
+    }
+
+    /// Every record as `(key, value)`, in key order.
+    #[must_use]
+    pub fn iter(&self) -> MetaIter<'a> {
+        MetaIter { records: self.records.iter(), pool: self.pool }
+    }
+}
+
+impl<'a> IntoIterator for Metadata<'a> {
+    type Item = (&'a str, MetaValue<'a>);
+    type IntoIter = MetaIter<'a>;
+
+    fn into_iter(self) -> MetaIter<'a> {
+        self.iter()
+    }
+}
+
+impl fmt::Debug for Metadata<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+
+fn value_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> MetaValue<'a> {
+    let bits = r.value.get();
+    let bytes = pool_slice(pool, r.value_offset.get(), r.value_len.get()).unwrap_or(&[]);
+    // The record was validated (R40–R49), so every fallback below is unreachable.
+    match MetaType::from_code(r.value_type) {
+        MetaType::U64 => MetaValue::U64(bits),
+        MetaType::I64 => MetaValue::I64(i64::from_le_bytes(bits.to_le_bytes())),
+        MetaType::F64 => MetaValue::F64(f64::from_bits(bits)),
+        MetaType::BOOL => MetaValue::Bool(bits == 1),
+        MetaType::STRING => MetaValue::String(core::str::from_utf8(bytes).unwrap_or("")),
+        MetaType::BYTES => MetaValue::Bytes(bytes),
+        MetaType::U64_ARRAY => MetaValue::U64Array(<[U64]>::ref_from_bytes(bytes).unwrap_or(&[])),
+        MetaType::I64_ARRAY => MetaValue::I64Array(<[I64]>::ref_from_bytes(bytes).unwrap_or(&[])),
+        MetaType::F64_ARRAY => MetaValue::F64Array(<[F64]>::ref_from_bytes(bytes).unwrap_or(&[])),
+        MetaType::STRING_ARRAY => MetaValue::StringArray(StringArray::from_validated(bytes)),
+        other => MetaValue::Unknown { code: other.code(), bytes },
+    }
+}
+
+fn key_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> &'a [u8] {
+    pool_slice(pool, r.key_offset.get(), u32::from(r.key_len.get())).unwrap_or(&[])
+}
+
+/// The records of a [`Metadata`] in key order, as `(key, value)`.
+#[derive(Clone, Debug)]
+pub struct MetaIter<'a> {
+    records: core::slice::Iter<'a, MetaRecord>,
+    pool: &'a [u8],
+}
+
+impl<'a> Iterator for MetaIter<'a> {
+    type Item = (&'a str, MetaValue<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.records.next()?;
+        // Validated UTF-8 (R43); the fallback is unreachable.
+        let key = core::str::from_utf8(key_of(r, self.pool)).unwrap_or("");
+        Some((key, value_of(r, self.pool)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.records.size_hint()
+    }
+}
+
+impl ExactSizeIterator for MetaIter<'_> {}
+impl FusedIterator for MetaIter<'_> {}

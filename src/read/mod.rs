@@ -1,0 +1,173 @@
+//! Reading: parsing and complete validation of a container (spec §12), then infallible accessors.
+//!
+//! [`Container::parse`] runs the validation groups in the spec's order — each group in its own module, named
+//! after the spec's sections — and after it every accessor is infallible. Untrusted bytes are only ever
+//! reached through `get(..)` and zerocopy casts, and every sum or product of offsets is checked.
+
+mod descriptors;
+mod entry;
+mod header;
+mod metadata;
+mod names;
+mod nested;
+mod payloads;
+mod verify;
+
+use core::fmt;
+
+use zerocopy::little_endian::U32;
+
+use crate::error::Error;
+use crate::format::{Descriptor, Header};
+
+pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
+pub use metadata::{MetaIter, Metadata};
+pub use verify::{EntryVerification, Verification};
+
+/// A validated container borrowed from its bytes.
+///
+/// Obtained from [`Container::parse`]; cheap to copy (a few slices). All offsets it reports are relative to
+/// the container's first byte.
+#[derive(Clone, Copy)]
+pub struct Container<'a> {
+    bytes: &'a [u8],
+    header: &'a Header,
+    table: &'a [Descriptor],
+    index: &'a [U32],
+    names: &'a [u8],
+    metadata: Metadata<'a>,
+    /// One stored CRC per entry (the trailer without its own checksum).
+    checksums: &'a [U32],
+    depth: u8,
+}
+
+/// Reads just enough of `prefix` to learn how long the container starting there is (`total_len`).
+///
+/// For a loader that holds a larger region (a flash partition, a file with something after it) and must slice
+/// out the container before [`Container::parse`]. Nothing but the magic and the major version is validated.
+///
+/// # Errors
+/// [`Error::TooShort`], [`Error::BadMagic`] or [`Error::UnsupportedVersion`].
+pub fn declared_len(prefix: &[u8]) -> Result<u64, Error> {
+    Ok(header::read_header(prefix)?.total_len.get())
+}
+
+impl<'a> Container<'a> {
+    /// Parses and validates a container that occupies exactly `bytes`, at any address alignment.
+    ///
+    /// Every structural rule — all but R37 (zero padding) and R50 (payload checksums), which
+    /// [`Container::verify`] checks — is checked, nested containers included, in the spec's order. The time is
+    /// linear in the size of the header, table, index, names and metadata (and of nested containers'); no
+    /// payload or padding byte of a plain entry is read. Nothing is allocated.
+    ///
+    /// # Errors
+    /// The first broken rule in the spec's order, as an [`Error`] naming the rule and where it is broken.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_at(bytes, 0)
+    }
+
+    /// Parses a container nested at `depth` (0 for the outermost).
+    fn parse_at(bytes: &'a [u8], depth: u8) -> Result<Self, Error> {
+        let sections = header::check(bytes)?;
+        let header = sections.header;
+        let container = Container {
+            bytes,
+            header,
+            table: sections.table,
+            index: sections.index,
+            names: sections.names,
+            metadata: Metadata::EMPTY,
+            checksums: sections.checksums,
+            depth,
+        };
+        names::check_names(sections.table, sections.names)?;
+        names::check_index(sections.table, sections.index, sections.names)?;
+        let minor = header.version_minor.get();
+        descriptors::check(sections.table, minor)?;
+        payloads::check(sections.table, sections.payloads)?;
+        nested::check(&container)?;
+        let metadata = metadata::check(sections.metadata, header.meta_count.get(), minor)?;
+        Ok(Container { metadata, ..container })
+    }
+
+    /// The container's bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The fixed header.
+    #[must_use]
+    pub fn header(&self) -> &'a Header {
+        self.header
+    }
+
+    /// `(major, minor)` version of the file.
+    #[must_use]
+    pub fn version(&self) -> (u16, u16) {
+        (self.header.version_major.get(), self.header.version_minor.get())
+    }
+
+    /// Compatible-feature flags as stored (bits this crate does not know are kept, not interpreted).
+    #[must_use]
+    pub fn compat_flags(&self) -> u64 {
+        self.header.compat_flags.get()
+    }
+
+    /// Nesting depth: 0 for a container parsed with [`Container::parse`].
+    #[must_use]
+    pub fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// Number of entries.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether the container has no entries.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The entry at `position` in table (payload) order, or `None` past the last one.
+    #[must_use]
+    pub fn entry(&self, position: usize) -> Option<Entry<'a>> {
+        let descriptor = self.table.get(position)?;
+        Some(Entry::new(self, u32::try_from(position).ok()?, descriptor))
+    }
+
+    /// Every entry, in table (payload) order.
+    #[must_use]
+    pub fn entries(&self) -> Entries<'a> {
+        Entries::new(*self)
+    }
+
+    /// The entry called `name`: a binary search over the name index, O(log n), no allocation.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<Entry<'a>> {
+        let position = names::find(self.table, self.index, self.names, name.as_bytes())?;
+        self.entry(usize::try_from(position).ok()?)
+    }
+
+    /// The metadata: lookups by key and iteration in key order.
+    #[must_use]
+    pub fn metadata(&self) -> Metadata<'a> {
+        self.metadata
+    }
+}
+
+impl fmt::Debug for Container<'_> {
+    /// A summary — version, length, counts, depth — never the bytes (which may be gigabytes of a mapped file).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Container")
+            .field("version", &self.version())
+            .field("byte_len", &self.bytes.len())
+            .field("entries", &self.len())
+            .field("metadata", &self.metadata.len())
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,380 @@
+//! [`Writer`]: declare entries and metadata, stream payloads, finish — one type, two modes of sink.
+//!
+//! Protocol: declare every entry ([`EntryDecl`]) and metadata value, then write each entry's payload in
+//! declaration order — in chunks of any size, each entry closed with `end_entry` — then `finish`. The mode
+//! decides only when the prefix (header to metadata) goes out: first, for a sink that cannot seek
+//! ([`OnePass`]); last, back-patched over zeros, for one that can ([`Seekable`]). Both write the one
+//! canonical layout of spec §11, byte for byte.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use embedded_io::{Seek, SeekFrom, Write};
+
+use super::bookkeeping::Bookkeeping;
+use super::error::WriteError;
+use super::plan::Plan;
+use super::EntryDecl;
+use crate::checksum::Crc32;
+use crate::format::MAGIC;
+use crate::layout::len_u64;
+use crate::meta_value::MetaValue;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// When a [`Writer`] writes the prefix. Sealed; the modes are [`Seekable`] and [`OnePass`].
+pub trait Mode: sealed::Sealed {
+    /// Whether the prefix is written before the first payload byte (so every length must be declared).
+    #[doc(hidden)]
+    const PREFIX_FIRST: bool;
+}
+
+/// The mode for sinks that can seek: payload lengths need not be known in advance
+/// ([`EntryDecl::open_ended`]); zeros stand in for the prefix until `finish` back-patches it.
+#[derive(Clone, Copy, Debug)]
+pub enum Seekable {}
+
+/// The mode for sinks that cannot seek (a pipe, a UART, a socket): every length is declared first, so the
+/// whole prefix, checksum included, goes out before the first payload byte (spec §11.2).
+#[derive(Clone, Copy, Debug)]
+pub enum OnePass {}
+
+impl sealed::Sealed for Seekable {}
+impl sealed::Sealed for OnePass {}
+
+impl Mode for Seekable {
+    const PREFIX_FIRST: bool = false;
+}
+
+impl Mode for OnePass {
+    const PREFIX_FIRST: bool = true;
+}
+
+/// A writer over a seekable sink: see [`Writer`] and [`Seekable`].
+pub type SeekWriter<S, K> = Writer<S, K, Seekable>;
+/// A one-pass writer over any sink: see [`Writer`] and [`OnePass`].
+pub type StreamWriter<S, K> = Writer<S, K, OnePass>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Declaring,
+    Streaming,
+    Done,
+    Poisoned,
+}
+
+/// A streaming writer: bookkeeping in `K` ([`crate::FixedBookkeeping`] or [`crate::VecBookkeeping`]), never
+/// a payload in memory; output to an `embedded-io` sink `S`; mode `M` ([`SeekWriter`] and
+/// [`StreamWriter`] name the two).
+///
+/// The container is written where the sink stands when writing begins, so it may follow a preamble (a file
+/// header, a partition offset): all its offsets are relative to its own first byte, and the seekable mode
+/// seeks relative to that position.
+///
+/// After any error the writer is poisoned: every later call returns [`WriteError::Poisoned`] and the output
+/// is not a valid container — the seekable mode writes the magic last, the one-pass mode never writes the
+/// trailer.
+///
+/// ```
+/// use tpack::{Container, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+/// let mut out = embedded_io_adapters::std::FromStd::new(std::io::Cursor::new(Vec::new()));
+/// let mut w = SeekWriter::new(&mut out, VecBookkeeping);
+/// w.declare(EntryDecl::new("w", Dtype::U8, &[4]))?;
+/// w.declare(EntryDecl::open_ended("code", Dtype::RAW))?;
+/// w.write(&[1, 2])?;
+/// w.write(&[3, 4])?;
+/// w.end_entry()?;
+/// w.write(b"any length")?;
+/// w.end_entry()?;
+/// w.finish()?;
+/// let bytes = out.into_inner().into_inner();
+/// assert_eq!(Container::parse(&bytes)?.get("code").unwrap().payload(), b"any length");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Writer<S, K: Bookkeeping, M: Mode> {
+    sink: S,
+    plan: Plan<K>,
+    state: State,
+    /// Bytes of this container written so far, counted from its first byte.
+    cursor: u64,
+    /// The entry being written: the first not yet ended.
+    current: usize,
+    /// Whether `current` has been placed (its padding written).
+    open: bool,
+    /// Payload bytes of `current` so far.
+    written: u64,
+    crc: Crc32,
+    mode: PhantomData<M>,
+}
+
+impl<S, K: Bookkeeping, M: Mode> fmt::Debug for Writer<S, K, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer")
+            .field("prefix_first", &M::PREFIX_FIRST)
+            .field("state", &self.state)
+            .field("entries", &self.plan.entry_count())
+            .field("current", &self.current)
+            .field("position", &self.cursor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
+    /// A writer that will write a container to `sink`, from where it stands, keeping its bookkeeping as
+    /// `bookkeeping` says (a value of [`crate::FixedBookkeeping`] or [`crate::VecBookkeeping`]).
+    pub fn new(sink: S, bookkeeping: K) -> Self {
+        let _ = bookkeeping;
+        Self {
+            sink,
+            plan: Plan::new(),
+            state: State::Declaring,
+            cursor: 0,
+            current: 0,
+            open: false,
+            written: 0,
+            crc: Crc32::new(),
+            mode: PhantomData,
+        }
+    }
+
+    /// Runs `f`, poisoning the writer if it fails.
+    fn guard<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, WriteError<S::Error>>,
+    ) -> Result<T, WriteError<S::Error>> {
+        if self.state == State::Poisoned {
+            return Err(WriteError::Poisoned);
+        }
+        let result = f(self);
+        if result.is_err() {
+            self.state = State::Poisoned;
+        }
+        result
+    }
+
+    /// Sets the compatible-feature flags (none are defined in 1.0).
+    pub fn set_compat_flags(&mut self, flags: u64) {
+        self.plan.compat_flags = flags;
+    }
+
+    /// Declares the next entry. Payloads are laid out in declaration order.
+    ///
+    /// # Errors
+    /// [`WriteError::Format`] with the rule the entry would break (name length, unknown dtype, rank, shape,
+    /// alignment, target); [`WriteError::BufferFull`]; [`WriteError::UnsizedNotBytes`];
+    /// [`WriteError::AlreadyStarted`] once payloads have begun. Duplicate names are reported when payloads
+    /// begin (or at `finish`).
+    pub fn declare(&mut self, entry: EntryDecl<'_>) -> Result<(), WriteError<S::Error>> {
+        self.guard(|w| {
+            w.declaring()?;
+            w.plan.declare(&entry)
+        })
+    }
+
+    /// Declares metadata `key` = `value`.
+    ///
+    /// # Errors
+    /// [`WriteError::Format`] for an empty or over-long key (R42), a value too long for the pool (R40) or a
+    /// [`MetaValue::Unknown`] (R46: this writer writes format 1.0); [`WriteError::BufferFull`];
+    /// [`WriteError::AlreadyStarted`]. Duplicate keys are reported when payloads begin (or at `finish`).
+    pub fn metadata(&mut self, key: &str, value: MetaValue<'_>) -> Result<(), WriteError<S::Error>> {
+        self.guard(|w| {
+            w.declaring()?;
+            w.plan.declare_metadata(key, &value)
+        })
+    }
+
+    fn declaring(&self) -> Result<(), WriteError<S::Error>> {
+        if self.state == State::Declaring {
+            Ok(())
+        } else {
+            Err(WriteError::AlreadyStarted)
+        }
+    }
+
+    /// Ends declaration on the first payload call: seals the plan and, in one-pass mode, writes the prefix;
+    /// in seekable mode, zeros in its place (so an interrupted file has no magic).
+    fn start(&mut self) -> Result<(), WriteError<S::Error>> {
+        if self.state != State::Declaring {
+            return Ok(());
+        }
+        self.guard(|w| {
+            w.plan.seal()?;
+            if M::PREFIX_FIRST {
+                let payload_end = w.plan.place_all()?;
+                let header = w.plan.header(payload_end)?;
+                let sink = &mut w.sink;
+                w.plan.emit_prefix(&header, &mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)?;
+            } else {
+                write_zeros(&mut w.sink, w.plan.payload_start()).map_err(WriteError::Io)?;
+            }
+            w.cursor = w.plan.payload_start();
+            w.state = State::Streaming;
+            Ok(())
+        })
+    }
+
+    fn streaming(&self) -> Result<(), WriteError<S::Error>> {
+        match self.state {
+            State::Poisoned => Err(WriteError::Poisoned),
+            State::Done => Err(WriteError::TooManyEntries),
+            _ => Ok(()),
+        }
+    }
+
+    /// Places the current entry if it is not yet, writing the padding before it.
+    fn open_entry(&mut self) -> Result<(), WriteError<S::Error>> {
+        if self.open {
+            return Ok(());
+        }
+        let start = self.plan.open(self.current, self.cursor)?;
+        write_zeros(&mut self.sink, start.saturating_sub(self.cursor)).map_err(WriteError::Io)?;
+        self.cursor = start;
+        self.open = true;
+        self.written = 0;
+        self.crc = Crc32::new();
+        Ok(())
+    }
+
+    /// Appends `chunk` to the current entry's payload (the first entry not yet ended). The first call ends
+    /// declaration.
+    ///
+    /// # Errors
+    /// [`WriteError::PayloadTooLong`] past the entry's length, [`WriteError::TooManyEntries`] after the last
+    /// entry, [`WriteError::Io`], and the errors of ending declaration (duplicate names or keys, an
+    /// open-ended entry in one-pass mode).
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), WriteError<S::Error>> {
+        self.start()?;
+        self.guard(|w| {
+            w.streaming()?;
+            w.plan.check_room(w.current, w.written, chunk.len())?;
+            w.open_entry()?;
+            w.sink.write_all(chunk).map_err(WriteError::Io)?;
+            w.crc.update(chunk);
+            w.written = w.written.saturating_add(len_u64(chunk.len()));
+            w.cursor = w.cursor.saturating_add(len_u64(chunk.len()));
+            Ok(())
+        })
+    }
+
+    /// Ends the current entry.
+    ///
+    /// # Errors
+    /// [`WriteError::PayloadTooShort`] if fewer bytes were written than its shape gives,
+    /// [`WriteError::Format`] for a target that overflows, [`WriteError::TooManyEntries`], I/O errors.
+    pub fn end_entry(&mut self) -> Result<(), WriteError<S::Error>> {
+        self.start()?;
+        self.guard(|w| {
+            w.streaming()?;
+            w.open_entry()?;
+            let crc = core::mem::take(&mut w.crc).finish();
+            w.plan.close(w.current, w.written, crc)?;
+            w.current = w.current.saturating_add(1);
+            w.open = false;
+            Ok(())
+        })
+    }
+
+    /// Writes a whole entry: declared shape, one chunk, ended.
+    ///
+    /// # Errors
+    /// As [`Writer::write`] and [`Writer::end_entry`].
+    pub fn write_entry(&mut self, payload: &[u8]) -> Result<(), WriteError<S::Error>> {
+        self.write(payload)?;
+        self.end_entry()
+    }
+
+    /// Bytes of the container written so far (the prefix, or the zeros standing in for it, included),
+    /// counted from the container's first byte.
+    #[must_use]
+    pub fn position(&self) -> u64 {
+        self.cursor
+    }
+
+    /// The end of declaration and of every entry, and the trailer: what both modes' `finish` share. Returns
+    /// where the payload section ends.
+    fn write_trailer(&mut self) -> Result<u64, WriteError<S::Error>> {
+        self.start()?;
+        self.guard(|w| {
+            w.streaming()?;
+            let declared = w.plan.entry_count();
+            if w.current < declared || w.open {
+                let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                return Err(WriteError::EntriesMissing { written: to_u32(w.current), declared: to_u32(declared) });
+            }
+            let sink = &mut w.sink;
+            w.plan.emit_trailer(&mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)?;
+            Ok(w.cursor)
+        })
+    }
+}
+
+impl<S: Write + Seek, K: Bookkeeping> Writer<S, K, Seekable> {
+    /// Writes the trailer, then seeks back and writes the header, table, index, names and metadata — the
+    /// magic last of all, so the output becomes a container only once everything else is down. Returns the
+    /// sink, positioned after the container.
+    ///
+    /// # Errors
+    /// [`WriteError::EntriesMissing`] before every entry is written; [`WriteError::SinkPosition`] if the sink
+    /// was moved behind the writer's back; I/O errors.
+    pub fn finish(mut self) -> Result<S, WriteError<S::Error>> {
+        let payload_end = self.write_trailer()?;
+        self.guard(|w| {
+            let header = w.plan.header(payload_end)?;
+            let total = header.total_len.get();
+            // The sink stands after the trailer; the container began `total` bytes before.
+            let end = w.sink.stream_position().map_err(WriteError::Io)?;
+            let base = end.checked_sub(total).ok_or(WriteError::SinkPosition { position: end, written: total })?;
+            let at = |offset: u64| base.checked_add(offset).ok_or(WriteError::TooLarge);
+            // Everything but the magic first, the magic last: until its eight bytes are all down, the output
+            // is not a container, so a failure at any byte leaves nothing that parses as valid.
+            w.sink.seek(SeekFrom::Start(at(len_u64(MAGIC.len()))?)).map_err(WriteError::Io)?;
+            let mut skip = MAGIC.len();
+            let sink = &mut w.sink;
+            w.plan
+                .emit_prefix(&header, &mut |b: &[u8]| {
+                    let (_, rest) = b.split_at(skip.min(b.len()));
+                    skip = skip.saturating_sub(b.len());
+                    sink.write_all(rest)
+                })
+                .map_err(WriteError::Io)?;
+            w.sink.seek(SeekFrom::Start(base)).map_err(WriteError::Io)?;
+            w.sink.write_all(&MAGIC).map_err(WriteError::Io)?;
+            w.sink.seek(SeekFrom::Start(end)).map_err(WriteError::Io)?;
+            w.sink.flush().map_err(WriteError::Io)?;
+            w.cursor = total;
+            w.state = State::Done;
+            Ok(())
+        })?;
+        Ok(self.sink)
+    }
+}
+
+impl<S: Write, K: Bookkeeping> Writer<S, K, OnePass> {
+    /// Writes the trailer, flushes the sink and returns it, positioned after the container.
+    ///
+    /// # Errors
+    /// [`WriteError::EntriesMissing`] before every entry is written; I/O errors.
+    pub fn finish(mut self) -> Result<S, WriteError<S::Error>> {
+        self.write_trailer()?;
+        self.guard(|w| {
+            w.sink.flush().map_err(WriteError::Io)?;
+            w.cursor = w.cursor.saturating_add(w.plan.trailer_len());
+            w.state = State::Done;
+            Ok(())
+        })?;
+        Ok(self.sink)
+    }
+}
+
+fn write_zeros<S: Write>(sink: &mut S, mut count: u64) -> Result<(), S::Error> {
+    const ZEROS: [u8; 512] = [0; 512];
+    while count > 0 {
+        let n = usize::try_from(count).unwrap_or(usize::MAX).min(ZEROS.len());
+        sink.write_all(ZEROS.get(..n).unwrap_or(&[]))?;
+        count = count.saturating_sub(len_u64(n));
+    }
+    Ok(())
+}
