@@ -2,7 +2,7 @@
 //! container of its own.
 
 use tpack::zerocopy::little_endian::U32;
-use tpack::Rule::*;
+use tpack::{MetaType, Rule::*};
 
 use super::super::raw::*;
 use super::model::*;
@@ -102,6 +102,18 @@ pub fn cases() -> Vec<Case> {
                 r.meta[7].bytes = string_array(&[b"ab"]);
                 r.meta[7].bytes[0] = 9;
             }),
+        ),
+        invalid(
+            MetaValueShape,
+            "string-array-framing-after-bad-utf8",
+            "a string[] value 01 00 00 00 ff 00: an item of one byte 0xFF (bad UTF-8), then 2 bytes too few \
+             for an item length; the framing error is R47, not R49, since R49 for string[] needs the framing \
+             of R47",
+            Raw {
+                meta: vec![RawMeta::pooled("a", MetaType::StringArray, vec![0x01, 0, 0, 0, 0xff, 0])],
+                ..Raw::default()
+            }
+            .encode(),
         ),
         invalid(
             MetaValueShape,
