@@ -1,4 +1,4 @@
-//! One test per validation rule of spec §12, each on hand-made bytes from tests/support/cases.rs: the file
+//! One test per validation rule of spec §12, each on hand-made bytes from tests/support/cases/: the file
 //! must be rejected with exactly that rule. The unedited model they are made from must parse.
 
 mod support;

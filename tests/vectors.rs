@@ -1,4 +1,4 @@
-//! The golden vectors in spec/vectors/ are rebuilt here from tests/support/cases.rs and must equal the
+//! The golden vectors in spec/vectors/ are rebuilt here from tests/support/cases/ and must equal the
 //! checked-in files byte for byte, manifest included. `TPACK_BLESS=1 cargo test --test vectors` rewrites them
 //! after an intended change (which must come with a spec change).
 

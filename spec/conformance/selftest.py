@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
-"""Self-test for tpack_reader.py, independent of the golden vectors.
+"""Self-test of a tpack reader, independent of the golden vectors (by default of tpack_reader.py).
 
 Contains a tiny canonical writer written from spec/FORMAT.md section 11, builds
-valid containers and containers that break one rule, runs the reader on each
-(as a subprocess, through its command-line protocol) and checks the answer.
-Also runs a small mutation fuzz to check the reader never crashes.
+valid containers, containers that break one rule and containers that break several
+(where the first in the order of section 12 must be reported), runs the reader on each
+(as a subprocess, through the command-line protocol of README.md) and checks the answer.
+Then runs the reader on paths that are not regular files (/dev/zero, a FIFO, a
+directory), which it must refuse promptly with a non-zero exit and bounded memory,
+and a mutation fuzz to check it never crashes.
 
-    python3 spec/conformance/selftest.py [-v]
+    python3 spec/conformance/selftest.py [-v] [--fuzz N] [--timeout SECONDS] [-- READER_CMD [ARGS...]]
+
+READER_CMD is run as `READER_CMD ARGS... FILE`, as by run.py; the default is
+`python3 tpack_reader.py`, whose fuzz then runs in-process (3000 mutations, catching
+any exception but the reader's own Invalid); another reader's runs as subprocesses
+(300 mutations by default; each must exit 0, or 1 with a rule id).
 
 Exit 0 when everything passes; the last line is "N passed, M failed".
 """
@@ -14,10 +22,14 @@ Exit 0 when everything passes; the last line is "N passed, M failed".
 import json
 import os
 import random
+import resource
+import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -440,6 +452,10 @@ def cases():
     yield "R48", write([], [("a", "bool", 2)]), "R48"
     yield "R49", write([], [("a", "string", b"\xc3")]), "R49"
     yield "R49-arr", write([], [("a", "string[]", [b"ok", b"\xff"])]), "R49"
+    # section 12: "R49 for string[] needs the framing of R47" -- an item of bad UTF-8 and then two bytes
+    # too few for an item length is R47, though the bad item comes first; vector
+    # invalid/R47-string-array-framing-after-bad-utf8
+    yield "order-R47-framing-before-R49-utf8", write([], [("a", 10, b"\x01\0\0\0\xff\0")]), "R47"
     yield "R46-newer-ok", write([], [("a", 11, b"zz")], minor=1), "valid"
     yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=1), {
         "version": [1, 1], "compat_flags": 0, "entries": [],
@@ -551,20 +567,80 @@ def cases():
     yield "order-nested-R37-before-outer-R37-entry1", np_zpad, "R37"   # message must name the nested entry
 
 
-def run_reader(data):
+DEFAULT_READER = [sys.executable, READER]
+# A reader given a path that is not a regular file must stay below HOSTILE_RSS (enough for an interpreter,
+# far less than reading /dev/zero to its absent end); HOSTILE_MEMORY is a hard limit that keeps a reader
+# that does read it from taking the machine with it.
+HOSTILE_RSS = 256 << 20
+HOSTILE_MEMORY = 2 << 30
+
+
+def run_measured(cmd, path, timeout):
+    """-> (exit code or None after a timeout, stdout, stderr, peak resident set in bytes) of a reader run
+    under HOSTILE_MEMORY; waited for with wait4, which gives this one reader's peak (Linux: ru_maxrss in KiB)."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (HOSTILE_MEMORY, HOSTILE_MEMORY))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd + [path], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                             start_new_session=True, preexec_fn=limit)
+        deadline = time.monotonic() + timeout
+        rc = None
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                rc = os.waitstatus_to_exitcode(status)
+                break
+            if time.monotonic() > deadline:
+                os.killpg(p.pid, signal.SIGKILL)
+                _, _, usage = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.01)
+        p.returncode = rc if rc is not None else -signal.SIGKILL   # already reaped: Popen must not wait
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read().decode("utf-8", "replace"))
+    return rc, texts[0], texts[1], usage.ru_maxrss * 1024
+
+
+def run_path(cmd, path, timeout):
+    """-> (exit code, stdout, stderr); exit code None after a timeout (the reader is killed)."""
+    p = subprocess.Popen(cmd + [path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def run_reader(cmd, data, timeout):
     with tempfile.NamedTemporaryFile(suffix=".tpack", delete=False) as f:
         f.write(data)
         path = f.name
     try:
-        p = subprocess.run([sys.executable, READER, path], capture_output=True, timeout=30)
+        return run_path(cmd, path, timeout)
     finally:
         os.unlink(path)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
-def fuzz(seeds, rounds, rng):
-    """Random mutations: in-process, must only ever raise tpack_reader.Invalid."""
-    bad = 0
+def hostile_paths():
+    """yield (label, path) for paths a reader must refuse without reading them to an end."""
+    tmp = tempfile.mkdtemp(prefix="tpack-selftest-")
+    try:
+        yield "dev-zero", "/dev/zero"
+        fifo = os.path.join(tmp, "fifo.tpack")
+        os.mkfifo(fifo)              # nobody writes to it: opening it to read would wait forever
+        yield "fifo", fifo
+        yield "directory", tmp
+    finally:
+        shutil.rmtree(tmp)
+
+
+def mutations(seeds, rounds, rng):
+    """yield (round, bytes): the seeds with 1-4 random edits, the header checksum mostly fixed after."""
     for r in range(rounds):
         data = bytearray(rng.choice(seeds))
         for _ in range(rng.randint(1, 4)):
@@ -584,8 +660,15 @@ def fuzz(seeds, rounds, rng):
                 fix_header_crc(data)
             except Exception:
                 pass
+        yield r, bytes(data)
+
+
+def fuzz_in_process(seeds, rounds, rng):
+    """tpack_reader.py on random mutations, in-process: it must only ever raise tpack_reader.Invalid."""
+    bad = 0
+    for r, data in mutations(seeds, rounds, rng):
         try:
-            tpack_reader.read_container(bytes(data))
+            tpack_reader.read_container(data)
         except tpack_reader.Invalid:
             pass
         except Exception as exc:  # a crash
@@ -594,17 +677,71 @@ def fuzz(seeds, rounds, rng):
     return bad
 
 
-def main():
-    verbose = "-v" in sys.argv
+def fuzz_command(cmd, seeds, rounds, rng, timeout):
+    """A reader command on random mutations: each must exit 0, or 1 with a rule id first."""
+    bad = 0
+    for r, data in mutations(seeds, rounds, rng):
+        rc, out, err = run_reader(cmd, data, timeout)
+        tok = out.split()[0] if out.split() else ""
+        if rc == 0 or (rc == 1 and tok[:1] == "R" and tok[1:].isdigit()):
+            continue
+        bad += 1
+        sys.stdout.write("FAIL fuzz round %d: exit %s: %s %s\n" % (r, rc, out.strip()[:200], err.strip()[-200:]))
+    return bad
+
+
+USAGE = "usage: selftest.py [-v] [--fuzz N] [--timeout SECONDS] [-- READER_CMD [ARGS...]]\n"
+
+
+def parse_args(argv):
+    opts = {"verbose": False, "fuzz": None, "timeout": 30.0}
+    cmd = None
+    if "--" in argv:
+        split = argv.index("--")
+        argv, cmd = argv[:split], argv[split + 1:]
+        if not cmd:
+            raise ValueError("no reader command after --")
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-v":
+            opts["verbose"] = True
+        elif arg in ("--fuzz", "--timeout"):
+            if i + 1 >= len(argv):
+                raise ValueError("%s needs a value" % arg)
+            i += 1
+            opts[arg[2:]] = int(argv[i]) if arg == "--fuzz" else float(argv[i])
+        elif arg in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            sys.exit(0)
+        else:
+            raise ValueError("unknown argument %s (put the reader command after --)" % arg)
+        i += 1
+    return opts, cmd
+
+
+def main(argv):
+    try:
+        opts, cmd = parse_args(argv)
+    except ValueError as exc:
+        sys.stderr.write("selftest.py: %s\n%s" % (exc, USAGE))
+        return 2
+    in_process = cmd is None
+    cmd = cmd or DEFAULT_READER
+    verbose, timeout = opts["verbose"], opts["timeout"]
+    print("reader: %s" % " ".join(cmd))
     passed = failed = 0
     seeds = []
     for label, data, expected in cases():
         seeds.append(data)
-        rc, out, err = run_reader(data)
+        rc, out, err = run_reader(cmd, data, timeout)
         tok = out.split()[0] if out.split() else ""
         ok = False
         if isinstance(expected, dict):
-            ok = rc == 0 and json.loads(out) == expected
+            try:
+                ok = rc == 0 and json.loads(out) == expected
+            except ValueError:
+                ok = False
             want = "valid (exact decoding)"
         elif expected == "valid":
             ok = rc == 0
@@ -618,18 +755,46 @@ def main():
                 print("PASS %s -> %s" % (label, out.strip()[:100]))
         else:
             failed += 1
-            print("FAIL %s: expected %s, got exit %d: %s %s" % (label, want, rc, out.strip()[:300], err.strip()[-300:]))
+            print("FAIL %s: expected %s, got exit %s: %s %s" % (label, want, rc, out.strip()[:300], err.strip()[-300:]))
+    # Not containers at all: a clean refusal (a non-zero exit, not a signal) within 10 s and HOSTILE_RSS.
+    for label, path in hostile_paths():
+        rc, out, err, rss = run_measured(cmd, path, min(timeout, 10.0))
+        tok = out.split()[0] if out.split() else ""
+        if rc is None:
+            problem = "a timeout"
+        elif rss > HOSTILE_RSS:
+            problem = "exit %d after a resident set of %d MiB" % (rc, rss >> 20)
+        elif rc <= 0:
+            problem = "exit %d" % rc
+        elif rc == 1 and not (tok[:1] == "R" and tok[1:].isdigit()):
+            # exit 1 is the protocol's "invalid", which needs a rule id (not an out-of-memory traceback)
+            problem = "exit 1 without a rule id"
+        else:
+            problem = None
+        if problem is None:
+            passed += 1
+            if verbose:
+                print("PASS path-%s -> exit %d: %s" % (label, rc, (out + err).strip()[:100]))
+        else:
+            failed += 1
+            print("FAIL path-%s: expected a prompt refusal (non-zero exit), got %s: %s %s"
+                  % (label, problem, out.strip()[:200], err.strip()[-200:]))
     rng = random.Random(1234)
-    bad = fuzz(seeds, 3000, rng)
+    if in_process:
+        rounds = 3000 if opts["fuzz"] is None else opts["fuzz"]
+        bad = fuzz_in_process(seeds, rounds, rng)
+    else:
+        rounds = 300 if opts["fuzz"] is None else opts["fuzz"]
+        bad = fuzz_command(cmd, seeds, rounds, rng, timeout)
     if bad:
         failed += 1
     else:
         passed += 1
         if verbose:
-            print("PASS fuzz (3000 mutations, no crash)")
+            print("PASS fuzz (%d mutations, no crash)" % rounds)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -18,6 +18,8 @@ by note id, e.g. "note A3").
 """
 
 import json
+import os
+import stat
 import struct
 import sys
 import zlib
@@ -550,14 +552,33 @@ def read_container(data):
     return decode(c)
 
 
+MAX_INPUT_LEN = 1 << 30   # the whole file is read into memory; the vectors are a few KiB
+
+
+def read_input(path):
+    """The bytes of the regular file at path. Its size is taken before it is opened, so that a FIFO is
+    refused rather than waited on, and /dev/zero rather than read forever; at most size + 1 bytes are read,
+    so that a file growing while it is read is refused too."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file: only regular files are read")
+    if st.st_size > MAX_INPUT_LEN:
+        raise ValueError("%d bytes, above the %d-byte limit" % (st.st_size, MAX_INPUT_LEN))
+    with open(path, "rb") as f:
+        data = f.read(st.st_size + 1)
+    if len(data) != st.st_size:
+        raise ValueError("changed while it was read: %d bytes by its metadata, %d read"
+                         % (st.st_size, len(data)))
+    return data
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: tpack_reader.py FILE\n")
         return 2
     try:
-        with open(argv[1], "rb") as f:
-            data = f.read()
-    except OSError as exc:
+        data = read_input(argv[1])
+    except (OSError, ValueError) as exc:
         sys.stderr.write("cannot read %s: %s\n" % (argv[1], exc))
         return 2
     try:

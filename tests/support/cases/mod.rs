@@ -1,0 +1,67 @@
+//! Every golden vector: valid containers covering each feature (`valid`), and one or more invalid containers
+//! per rule of spec §12, one module per validation group of §12 in its order, each holding its rules' cases
+//! in rule-number order. `spec/vectors/` and its manifest are generated from this list in this order (see
+//! tests/vectors.rs), and tests/rules.rs runs one test per rule over it.
+
+#![allow(dead_code)]
+
+mod model;
+
+mod valid;
+
+// One module per group of spec §12, named after its first rule, so that they sort in the spec's order.
+mod r01_header;
+mod r10_sections;
+mod r13_checksums;
+mod r15_names;
+mod r22_entries;
+mod r33_payloads;
+mod r38_nesting;
+mod r40_metadata;
+mod r50_integrity;
+
+use tpack::Rule;
+
+#[allow(unused_imports)] // Not every test binary builds its own model.
+pub use model::base;
+
+pub struct Case {
+    /// File name without extension; invalid ones start with their rule id.
+    pub name: String,
+    /// `None` for a valid container.
+    pub rule: Option<Rule>,
+    pub description: &'static str,
+    pub bytes: Vec<u8>,
+}
+
+/// Built once per test binary: under Miri, building them for every test would dominate the run.
+static VALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(valid::cases);
+static INVALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(|| {
+    let groups = [
+        r01_header::cases,
+        r10_sections::cases,
+        r13_checksums::cases,
+        r15_names::cases,
+        r22_entries::cases,
+        r33_payloads::cases,
+        r38_nesting::cases,
+        r40_metadata::cases,
+        r50_integrity::cases,
+    ];
+    let all: Vec<Case> = groups.iter().flat_map(|group| group()).collect();
+    let numbers: Vec<u32> = all.iter().map(|c| c.rule.unwrap().id()[1..].parse().unwrap()).collect();
+    assert!(numbers.is_sorted(), "invalid cases out of rule order: {numbers:?}");
+    all
+});
+
+pub fn all() -> impl Iterator<Item = &'static Case> {
+    VALID.iter().chain(INVALID.iter())
+}
+
+pub fn valid_cases() -> &'static [Case] {
+    &VALID
+}
+
+pub fn invalid_cases() -> &'static [Case] {
+    &INVALID
+}

@@ -1,0 +1,123 @@
+//! Spec §12, entries group (§4): R22–R32, each an edit of one descriptor of the base model.
+
+use tpack::{Dtype, Rule::*};
+
+use super::model::*;
+use super::Case;
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        // R22
+        invalid(
+            UnknownDtype,
+            "code-99",
+            "dtype code 99 in a minor-0 file",
+            model(|r| r.entries[5].dtype = 99),
+        ),
+        invalid(UnknownDtype, "code-0", "dtype code 0", model(|r| r.entries[5].dtype = 0)),
+        // R23
+        invalid(RankTooLarge, "rank-9", "rank 9", model(|r| r.entries[0].rank = 9)),
+        // R24
+        invalid(
+            UnusedDimNonZero,
+            "dim5",
+            "dims[5] set on a rank-2 entry",
+            model(|r| r.entries[0].dims[5] = 1),
+        ),
+        // R25
+        invalid(
+            ShapeOverflow,
+            "dims-2p63-by-2",
+            "shape [2^63, 2]: the element count wraps u64",
+            model(|r| r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 2])),
+        ),
+        invalid(
+            ShapeOverflow,
+            "bytes-wrap",
+            "shape [2^62 + 1] of F32: the byte length wraps u64",
+            model(|r| {
+                r.entries[0].rank = 1;
+                r.entries[0].dims = [(1 << 62) + 1, 0, 0, 0, 0, 0, 0, 0];
+            }),
+        ),
+        invalid(
+            ShapeOverflow,
+            "partial-product",
+            "shape [2^40, 2^40, 0]: a partial product overflows although the count is 0",
+            model(|r| {
+                r.entries[5].dtype = Dtype::U8.code();
+                r.entries[5].rank = 3;
+                r.entries[5].dims[..3].copy_from_slice(&[1 << 40, 1 << 40, 0]);
+            }),
+        ),
+        invalid(
+            ShapeOverflow,
+            "q8-blocks-times-bytes",
+            "Q8_0 shape [2^64 - 32]: (count / 32) x 34 overflows",
+            model(|r| {
+                r.entries[2].rank = 1;
+                r.entries[2].dims = [u64::MAX - 31, 0, 0, 0, 0, 0, 0, 0];
+            }),
+        ),
+        // R26
+        invalid(
+            BlockShape,
+            "q8-inner-31",
+            "a Q8_0 entry whose innermost dimension is 31",
+            model(|r| r.entries[2].dims[1] = 31),
+        ),
+        invalid(
+            BlockShape,
+            "q8-scalar",
+            "a rank-0 Q8_0 entry",
+            model(|r| {
+                r.entries[2].rank = 0;
+                r.entries[2].dims = [0; 8];
+            }),
+        ),
+        // R27
+        invalid(
+            ByteShape,
+            "raw-rank-2",
+            "a RAW entry of rank 2",
+            model(|r| {
+                r.entries[CODE].rank = 2;
+                r.entries[CODE].dims[..2].copy_from_slice(&[10, 10]);
+            }),
+        ),
+        // R28
+        invalid(
+            LengthMismatch,
+            "short-payload",
+            "an F32 [4, 8] entry with 124 bytes",
+            model(|r| r.entries[0].data.truncate(124)),
+        ),
+        invalid(
+            LengthMismatch,
+            "zero-dim-nonzero-length",
+            "a zero-size shape with a 4-byte payload",
+            model(|r| r.entries[5].data = vec![0; 4]),
+        ),
+        // R29
+        invalid(BadAlignment, "zero", "alignment 0", model(|r| r.entries[CODE].alignment = 0)),
+        invalid(BadAlignment, "three", "alignment 3", model(|r| r.entries[CODE].alignment = 3)),
+        invalid(BadAlignment, "2p31", "alignment 2^31", model(|r| r.entries[CODE].alignment = 1 << 31)),
+        // R30
+        invalid(Misaligned, "offset-plus-1", "an offset one past a 64-byte boundary", offset_plus_one(0)),
+        // R31
+        invalid(EntryFlags, "unknown-bit", "entry flag bit 1 set", model(|r| r.entries[0].flags = 2)),
+        invalid(
+            EntryFlags,
+            "target-without-flag",
+            "a target address without HAS_TARGET",
+            model(|r| r.entries[0].target = 0x1000),
+        ),
+        // R32
+        invalid(
+            TargetOverflow,
+            "past-2p64",
+            "target + length exceeds 2^64",
+            model(|r| r.entries[CODE].target = u64::MAX - 50),
+        ),
+    ]
+}
