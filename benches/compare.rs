@@ -16,7 +16,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use safetensors::tensor::{Dtype as StDtype, TensorView};
 use safetensors::SafeTensors;
-use tpack::{Container, Dtype, EntryDecl, NameIndex, StreamWriter, VecTables};
+use tpack::{Container, Dtype, EntryDecl, NameIndex, StreamWriter, VecBookkeeping};
 
 const SUFFIXES: [&str; 9] = [
     "self_attn.q_proj.weight",
@@ -50,7 +50,7 @@ impl Model {
     }
 
     fn tpack(&self) -> Vec<u8> {
-        let mut w = StreamWriter::new(Vec::new(), VecTables::new());
+        let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
         let shapes: Vec<[u64; 2]> = (0..self.names.len()).map(|i| Self::spec(i).2).collect();
         for (i, name) in self.names.iter().enumerate() {
             w.declare(EntryDecl::new(name, Self::spec(i).0, &shapes[i])).unwrap();
@@ -148,7 +148,7 @@ fn verify(c: &mut Criterion) {
     let chunk: Vec<u8> =
         (0..TOTAL / ENTRIES).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3]).collect();
     let names: Vec<String> = (0..ENTRIES).map(|i| format!("blocks.{i}.weight")).collect();
-    let mut w = StreamWriter::new(Vec::with_capacity(TOTAL + (1 << 20)), VecTables::new());
+    let mut w = StreamWriter::new(Vec::with_capacity(TOTAL + (1 << 20)), VecBookkeeping);
     for name in &names {
         w.declare(EntryDecl::new(name, Dtype::U8, &[chunk.len() as u64])).unwrap();
     }

@@ -5,10 +5,10 @@
 //! `cargo bench --bench parse`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tpack::{Container, Dtype, EntryDecl, StreamWriter, VecTables};
+use tpack::{Container, Dtype, EntryDecl, StreamWriter, VecBookkeeping};
 
 fn container(entries: usize) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), VecTables::new());
+    let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     let names: Vec<String> = (0..entries).map(|i| format!("blk.{}.ffn.w{}", i / 8, i % 8)).collect();
     for name in &names {
         w.declare(EntryDecl::new(name, Dtype::F32, &[2]).with_alignment(8)).unwrap();

@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench peak_rss` (Linux: reads VmHWM from /proc/self/status).
 
-use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables};
+use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
 
 const TOTAL: u64 = 2 << 30;
 const CHUNK: usize = 1 << 20;
@@ -26,10 +26,10 @@ fn main() {
     let path = dir.path().join("big.tpack");
     let data: Vec<u8> = (0..CHUNK).map(|i| (i % 251) as u8).collect();
     let mut file = AtomicFile::create(&path).unwrap();
-    let mut w = SeekWriter::new(file.sink(), VecTables::new());
+    let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
     let names: Vec<String> = (0..ENTRIES).map(|i| format!("blocks.{i}.weight")).collect();
     for name in &names {
-        w.declare(EntryDecl::open_ended(name, Dtype::Raw)).unwrap();
+        w.declare(EntryDecl::open_ended(name, Dtype::RAW)).unwrap();
     }
     for _ in 0..ENTRIES {
         for _ in 0..TOTAL / ENTRIES / CHUNK as u64 {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use embedded_io_adapters::std::FromStd;
-use tpack::{Dtype, EntryDecl, SeekWriter, VecTables};
+use tpack::{Dtype, EntryDecl, SeekWriter, VecBookkeeping};
 
 const TOTAL: usize = 1 << 30;
 const CHUNK: usize = 1 << 20;
@@ -58,7 +58,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("tpack SeekWriter", |b| {
         b.iter(|| {
             let file = BufWriter::with_capacity(256 * 1024, File::create(&path).unwrap());
-            let mut w = SeekWriter::new(FromStd::new(file), VecTables::new());
+            let mut w = SeekWriter::new(FromStd::new(file), VecBookkeeping);
             let per_entry = (TOTAL / ENTRIES) as u64;
             let names: Vec<String> = (0..ENTRIES).map(|i| format!("layer{i}.weight")).collect();
             for name in &names {

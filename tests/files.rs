@@ -5,12 +5,12 @@
 
 use std::fs;
 
-use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables, WriteError};
+use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping, WriteError};
 
 fn write(path: &std::path::Path, name: &str, payload: &[u8]) {
     let mut file = AtomicFile::create(path).unwrap();
-    let mut w = SeekWriter::new(file.sink(), VecTables::new());
-    w.declare(EntryDecl::open_ended(name, Dtype::Raw)).unwrap();
+    let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
+    w.declare(EntryDecl::open_ended(name, Dtype::RAW)).unwrap();
     for chunk in payload.chunks(1 << 20) {
         w.write(chunk).unwrap();
     }
@@ -48,7 +48,7 @@ fn an_abandoned_write_leaves_the_old_file_and_no_temporary() {
     let before = fs::read(&path).unwrap();
     {
         let mut file = AtomicFile::create(&path).unwrap();
-        let mut w = SeekWriter::new(file.sink(), VecTables::new());
+        let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
         w.declare(EntryDecl::new("x", Dtype::U8, &[4])).unwrap();
         w.write(&[1, 2]).unwrap();
         // A payload that is too long fails the writer; the file is never committed.
@@ -84,7 +84,7 @@ fn a_mapped_file_opens_validates_and_prefetches() {
 
 mod through_files {
     use proptest::prelude::*;
-    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, NewEntry, SeekWriter, VecTables};
+    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, NewEntry, SeekWriter, VecBookkeeping};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
@@ -100,11 +100,11 @@ mod through_files {
             let names: Vec<String> = (0..entries.len()).map(|i| format!("e{i}")).collect();
             let shapes: Vec<[u64; 1]> = entries.iter().map(|(d, _)| [d.len() as u64]).collect();
             let mut file = AtomicFile::create(&path).unwrap();
-            let mut w = SeekWriter::new(file.sink(), VecTables::new());
+            let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
             let mut b = Builder::new();
             for ((name, shape), (data, align)) in names.iter().zip(&shapes).zip(&entries) {
                 w.declare(EntryDecl::new(name, Dtype::U8, shape).with_alignment(1 << align)).unwrap();
-                b.push(NewEntry::new(name, Dtype::U8, shape, data).with_alignment(1 << align)).unwrap();
+                b.push(EntryDecl::new(name, Dtype::U8, shape).with_alignment(1 << align).with_data(data)).unwrap();
             }
             for (data, _) in &entries {
                 w.write_entry(data).unwrap();

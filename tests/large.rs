@@ -9,7 +9,7 @@ use embedded_io::{ErrorKind, ErrorType, Seek, SeekFrom, Write};
 use tpack::checksum::{crc32, header_crc};
 use tpack::format::{Descriptor, Header};
 use tpack::zerocopy::FromBytes;
-use tpack::{Dtype, EntryDecl, SeekWriter, StreamWriter, VecTables};
+use tpack::{Dtype, EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
 const LOW: u64 = 1 << 20;
 const HIGH: u64 = 1 << 32;
@@ -120,8 +120,8 @@ fn check(sink: &SparseSink) {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "CRCs 4 GiB: run with --release")]
 fn offsets_past_4_gib_work_with_both_writers() {
-    let mut seek = SeekWriter::new(SparseSink::default(), VecTables::new());
-    seek.declare(EntryDecl::open_ended("big", Dtype::Raw)).unwrap();
+    let mut seek = SeekWriter::new(SparseSink::default(), VecBookkeeping);
+    seek.declare(EntryDecl::open_ended("big", Dtype::RAW)).unwrap();
     seek.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096)).unwrap();
     feed(|c| seek.write(c));
     seek.end_entry().unwrap();
@@ -129,8 +129,8 @@ fn offsets_past_4_gib_work_with_both_writers() {
     let seek = seek.finish().unwrap();
     check(&seek);
 
-    let mut pipe = StreamWriter::new(NoSeek(SparseSink::default()), VecTables::new());
-    pipe.declare(EntryDecl::new("big", Dtype::Raw, &[BIG])).unwrap();
+    let mut pipe = StreamWriter::new(NoSeek(SparseSink::default()), VecBookkeeping);
+    pipe.declare(EntryDecl::new("big", Dtype::RAW, &[BIG])).unwrap();
     pipe.declare(EntryDecl::new("tail", Dtype::U8, &[TAIL.len() as u64]).with_alignment(4096)).unwrap();
     feed(|c| pipe.write(c));
     pipe.end_entry().unwrap();

@@ -40,8 +40,8 @@ proptest! {
         let c = Container::parse(&bytes).unwrap();
         let index = NameIndex::new(&c);
         for (i, n) in names.iter().enumerate() {
-            prop_assert_eq!(c.get(n).map(|e| e.index()), Some(i));
-            prop_assert_eq!(index.get(n).map(|e| e.index()), Some(i));
+            prop_assert_eq!(c.get(n).map(|e| e.position()), Some(i));
+            prop_assert_eq!(index.get(n).map(|e| e.position()), Some(i));
         }
         let set: BTreeSet<&str> = names.iter().map(String::as_str).collect();
         let mut extra: Vec<String> = probes;

@@ -4,7 +4,7 @@
 // Memory maps, /proc and gigabyte files are outside what Miri interprets.
 #![cfg(not(miri))]
 
-use tpack::{AtomicFile, Dtype, EntryDecl, MappedFile, SeekWriter, VecTables};
+use tpack::{AtomicFile, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
 
 /// Minor + major page faults of this process so far (Linux `/proc/self/stat`, fields 10 and 12). Panics with
 /// the reason when they cannot be read: on Linux that is a broken test, never a reason to pass.
@@ -25,7 +25,7 @@ fn faults_to_open_and_parse(payload: usize) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.tpack");
     let mut file = AtomicFile::create(&path).unwrap();
-    let mut w = SeekWriter::new(file.sink(), VecTables::new());
+    let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
     for i in 0..4 {
         w.declare(EntryDecl::new(&format!("layer{i}"), Dtype::U8, &[payload as u64 / 4])).unwrap();
     }

@@ -5,8 +5,9 @@ mod support;
 
 use proptest::prelude::*;
 use support::raw::{Raw, RawEntry, RawMeta};
-use tpack::format::Storage;
-use tpack::{Builder, Container, Dtype, MetaType, MetaValue, NewEntry, Value};
+use tpack::format::Packing;
+use tpack::zerocopy::little_endian::U64;
+use tpack::{Builder, Container, Dtype, EntryDecl, MetaType, MetaValue, StringArray};
 
 /// Proptest cases: many natively, a handful under Miri, which interprets every instruction.
 fn cases() -> u32 {
@@ -51,15 +52,15 @@ enum MetaModel {
 
 fn length_of(dtype: Dtype, shape: &[u64]) -> u64 {
     let count: u64 = shape.iter().product();
-    match dtype.storage().unwrap() {
-        Storage::Element(size) => count * size,
-        Storage::Block { block_elems, block_bytes } => count / block_elems * block_bytes,
-        Storage::Bytes => count,
+    match dtype.packing().unwrap() {
+        Packing::Element(size) => count * size,
+        Packing::Block { block_elems, block_bytes } => count / block_elems * block_bytes,
+        Packing::Bytes => count,
     }
 }
 
 fn entry_strategy() -> impl Strategy<Value = EntryModel> {
-    let dtypes: Vec<Dtype> = Dtype::ALL.iter().copied().filter(|d| *d != Dtype::Container).collect();
+    let dtypes: Vec<Dtype> = Dtype::ALL.iter().copied().filter(|d| *d != Dtype::CONTAINER).collect();
     (
         "[a-zA-Z0-9._/é-]{1,12}",
         proptest::sample::select(dtypes),
@@ -69,17 +70,17 @@ fn entry_strategy() -> impl Strategy<Value = EntryModel> {
         any::<u64>(),
     )
         .prop_map(|(name, dtype, mut shape, align_log2, target, seed)| {
-            match dtype.storage().unwrap() {
-                Storage::Block { block_elems, .. } => {
+            match dtype.packing().unwrap() {
+                Packing::Block { block_elems, .. } => {
                     if shape.is_empty() {
                         shape.push(1);
                     }
                     *shape.last_mut().unwrap() *= block_elems;
                 }
-                Storage::Bytes => shape.truncate(1),
-                Storage::Element(_) => {}
+                Packing::Bytes => shape.truncate(1),
+                Packing::Element(_) => {}
             }
-            if dtype.storage() == Some(Storage::Bytes) && shape.is_empty() {
+            if dtype.packing() == Some(Packing::Bytes) && shape.is_empty() {
                 shape.push(3);
             }
             let len = length_of(dtype, &shape) as usize;
@@ -118,28 +119,30 @@ fn container_strategy() -> impl Strategy<Value = (Vec<EntryModel>, Vec<(String, 
 fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
     let mut b = Builder::new();
     for e in entries {
-        let mut new = NewEntry::new(&e.name, e.dtype, &e.shape, &e.data).with_alignment(e.alignment);
-        if let Some(t) = e.target {
-            new = new.with_target(t);
-        }
-        b.push(new).unwrap();
+        let mut decl = EntryDecl::new(&e.name, e.dtype, &e.shape).with_alignment(e.alignment);
+        decl.target = e.target;
+        b.push(decl.with_data(&e.data)).unwrap();
     }
     for (key, value) in meta {
         let strings: Vec<&str>;
+        let words: Vec<U64>;
         let value = match value {
-            MetaModel::U64(v) => Value::U64(*v),
-            MetaModel::I64(v) => Value::I64(*v),
-            MetaModel::F64(v) => Value::F64(*v),
-            MetaModel::Bool(v) => Value::Bool(*v),
-            MetaModel::String(s) => Value::String(s),
-            MetaModel::Bytes(v) => Value::Bytes(v),
-            MetaModel::U64s(v) => Value::U64Array(v),
+            MetaModel::U64(v) => MetaValue::U64(*v),
+            MetaModel::I64(v) => MetaValue::I64(*v),
+            MetaModel::F64(v) => MetaValue::F64(*v),
+            MetaModel::Bool(v) => MetaValue::Bool(*v),
+            MetaModel::String(s) => MetaValue::String(s),
+            MetaModel::Bytes(v) => MetaValue::Bytes(v),
+            MetaModel::U64s(v) => {
+                words = v.iter().map(|&x| U64::new(x)).collect();
+                MetaValue::U64Array(&words)
+            }
             MetaModel::Strings(v) => {
                 strings = v.iter().map(String::as_str).collect();
-                Value::StringArray(&strings)
+                MetaValue::StringArray(StringArray::new(&strings))
             }
         };
-        b.meta(key, value).unwrap();
+        b.metadata(key, value).unwrap();
     }
     b.finish().unwrap()
 }
@@ -154,12 +157,12 @@ fn check_matches(c: &Container<'_>, entries: &[EntryModel], meta: &[(String, Met
         assert_eq!(e.target(), m.target);
         assert_eq!(e.payload(), m.data);
         assert_eq!(e.offset() % u64::from(m.alignment), 0);
-        assert_eq!(c.get(&m.name).unwrap().index(), e.index());
+        assert_eq!(c.get(&m.name).unwrap().position(), e.position());
         e.verify().unwrap();
     }
     assert_eq!(c.metadata().len(), meta.len());
     for (key, m) in meta {
-        let got = c.meta(key).unwrap();
+        let got = c.metadata().get(key).unwrap();
         match (m, got) {
             (MetaModel::U64(a), MetaValue::U64(b)) => assert_eq!(*a, b),
             (MetaModel::I64(a), MetaValue::I64(b)) => assert_eq!(*a, b),
@@ -195,7 +198,7 @@ fn touch_everything(c: &Container<'_>) {
         if let MetaValue::StringArray(items) = v {
             items.for_each(drop);
         }
-        assert!(c.meta(k).is_some());
+        assert!(c.metadata().get(k).is_some());
     }
 }
 
@@ -221,13 +224,13 @@ proptest! {
                 MetaModel::U64(v) => RawMeta::inline(k, MetaType::U64, *v),
                 MetaModel::I64(v) => RawMeta::inline(k, MetaType::I64, *v as u64),
                 MetaModel::F64(v) => RawMeta::inline(k, MetaType::F64, v.to_bits()),
-                MetaModel::Bool(v) => RawMeta::inline(k, MetaType::Bool, u64::from(*v)),
-                MetaModel::String(s) => RawMeta::pooled(k, MetaType::String, s.as_bytes().to_vec()),
-                MetaModel::Bytes(b) => RawMeta::pooled(k, MetaType::Bytes, b.clone()),
-                MetaModel::U64s(a) => RawMeta::pooled(k, MetaType::U64Array, support::raw::words(a, |v| v)),
+                MetaModel::Bool(v) => RawMeta::inline(k, MetaType::BOOL, u64::from(*v)),
+                MetaModel::String(s) => RawMeta::pooled(k, MetaType::STRING, s.as_bytes().to_vec()),
+                MetaModel::Bytes(b) => RawMeta::pooled(k, MetaType::BYTES, b.clone()),
+                MetaModel::U64s(a) => RawMeta::pooled(k, MetaType::U64_ARRAY, support::raw::words(a, |v| v)),
                 MetaModel::Strings(a) => {
                     let items: Vec<&[u8]> = a.iter().map(|s| s.as_bytes()).collect();
-                    RawMeta::pooled(k, MetaType::StringArray, support::raw::string_array(&items))
+                    RawMeta::pooled(k, MetaType::STRING_ARRAY, support::raw::string_array(&items))
                 }
             }).collect(),
             ..Raw::default()

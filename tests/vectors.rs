@@ -143,16 +143,16 @@ fn example_decoding_matches_the_model() {
     assert_eq!(c.get("empty").unwrap().byte_len(), 0);
     assert_eq!(c.get("norm.eps").unwrap().shape().rank(), 0);
     assert!(c.get("missing").is_none());
-    assert_eq!(c.meta("layers"), Some(tpack::MetaValue::U64(1)));
-    assert_eq!(c.meta("bias"), Some(tpack::MetaValue::I64(-3)));
-    assert_eq!(c.meta("arch"), Some(tpack::MetaValue::String("toy-mlp")));
-    match c.meta("vocab") {
+    assert_eq!(c.metadata().get("layers"), Some(tpack::MetaValue::U64(1)));
+    assert_eq!(c.metadata().get("bias"), Some(tpack::MetaValue::I64(-3)));
+    assert_eq!(c.metadata().get("arch"), Some(tpack::MetaValue::String("toy-mlp")));
+    match c.metadata().get("vocab") {
         Some(tpack::MetaValue::StringArray(items)) => {
             assert_eq!(items.collect::<Vec<_>>(), ["<s>", "hello", "wörld"])
         }
         other => panic!("{other:?}"),
     }
-    let keys: Vec<_> = c.metadata().map(|(k, _)| k).collect();
+    let keys: Vec<_> = c.metadata().iter().map(|(k, _)| k).collect();
     assert_eq!(keys, ["arch", "bias", "blob", "eps", "ids", "layers", "trained", "vocab"]);
 }
 
@@ -161,7 +161,7 @@ fn example_decoding_matches_the_model() {
 #[test]
 fn valid_vectors_are_what_the_writers_produce() {
     use support::sinks::{MemSink, PipeSink};
-    use tpack::{EntryDecl, MetaValue, SeekWriter, StreamWriter, Value, VecTables};
+    use tpack::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
     for case in cases::valid_cases() {
@@ -172,10 +172,8 @@ fn valid_vectors_are_what_the_writers_produce() {
         if cfg!(miri) && case.bytes.len() > 16 * 1024 {
             continue; // The 64 KiB alignment vector: minutes under Miri, and nothing new for it to check.
         }
-        let owned: Vec<(String, OwnedValue)> =
-            c.metadata().map(|(k, v)| (k.to_owned(), OwnedValue::from(v))).collect();
-        let mut seek = SeekWriter::new(MemSink::default(), VecTables::new());
-        let mut pipe = StreamWriter::new(PipeSink::default(), VecTables::new());
+        let mut seek = SeekWriter::new(MemSink::default(), VecBookkeeping);
+        let mut pipe = StreamWriter::new(PipeSink::default(), VecBookkeeping);
         seek.set_compat_flags(c.compat_flags());
         pipe.set_compat_flags(c.compat_flags());
         let shapes: Vec<_> = c.entries().map(|e| e.shape()).collect();
@@ -185,17 +183,10 @@ fn valid_vectors_are_what_the_writers_produce() {
             seek.declare(d).unwrap();
             pipe.declare(d).unwrap();
         }
-        for (k, v) in &owned {
-            let strs: Vec<&str>;
-            let value = match v {
-                OwnedValue::Strs(items) => {
-                    strs = items.iter().map(String::as_str).collect();
-                    Value::StringArray(&strs)
-                }
-                other => other.as_value(),
-            };
-            seek.meta(k, value).unwrap();
-            pipe.meta(k, value).unwrap();
+        // Values read from one container are written to another as they are: one `MetaValue` type.
+        for (k, v) in c.metadata() {
+            seek.metadata(k, v).unwrap();
+            pipe.metadata(k, v).unwrap();
         }
         for e in c.entries() {
             seek.write_entry(e.payload()).unwrap();
@@ -206,52 +197,6 @@ fn valid_vectors_are_what_the_writers_produce() {
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} vectors checked");
-
-    enum OwnedValue {
-        U64(u64),
-        I64(i64),
-        F64(f64),
-        Bool(bool),
-        Str(String),
-        Bytes(Vec<u8>),
-        U64s(Vec<u64>),
-        I64s(Vec<i64>),
-        F64s(Vec<f64>),
-        Strs(Vec<String>),
-    }
-    impl From<MetaValue<'_>> for OwnedValue {
-        fn from(v: MetaValue<'_>) -> Self {
-            match v {
-                MetaValue::U64(v) => Self::U64(v),
-                MetaValue::I64(v) => Self::I64(v),
-                MetaValue::F64(v) => Self::F64(v),
-                MetaValue::Bool(v) => Self::Bool(v),
-                MetaValue::String(s) => Self::Str(s.to_owned()),
-                MetaValue::Bytes(b) => Self::Bytes(b.to_vec()),
-                MetaValue::U64Array(a) => Self::U64s(a.iter().map(|v| v.get()).collect()),
-                MetaValue::I64Array(a) => Self::I64s(a.iter().map(|v| v.get()).collect()),
-                MetaValue::F64Array(a) => Self::F64s(a.iter().map(|v| v.get()).collect()),
-                MetaValue::StringArray(items) => Self::Strs(items.map(str::to_owned).collect()),
-                other => panic!("{other:?}"),
-            }
-        }
-    }
-    impl OwnedValue {
-        fn as_value(&self) -> Value<'_> {
-            match self {
-                Self::U64(v) => Value::U64(*v),
-                Self::I64(v) => Value::I64(*v),
-                Self::F64(v) => Value::F64(*v),
-                Self::Bool(v) => Value::Bool(*v),
-                Self::Str(s) => Value::String(s),
-                Self::Bytes(b) => Value::Bytes(b),
-                Self::U64s(a) => Value::U64Array(a),
-                Self::I64s(a) => Value::I64Array(a),
-                Self::F64s(a) => Value::F64Array(a),
-                Self::Strs(_) => unreachable!("string arrays are lent by the caller"),
-            }
-        }
-    }
 }
 
 /// Typed views accept exactly the dtypes whose elements they are: checked on every entry of every valid
@@ -281,11 +226,11 @@ fn typed_views_match_their_dtypes() {
             let bytes_view = e.le::<u8>();
             let byte_dtypes = [
                 Dtype::U8,
-                Dtype::Bool,
+                Dtype::BOOL,
                 Dtype::F8E4M3,
                 Dtype::F8E5M2,
-                Dtype::Raw,
-                Dtype::Container,
+                Dtype::RAW,
+                Dtype::CONTAINER,
                 Dtype::Q8_0,
                 Dtype::Q4_0,
             ];

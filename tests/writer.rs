@@ -6,8 +6,8 @@ mod support;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::{
-    Builder, Container, Dtype, EntryDecl, HeaplessTables, NewEntry, SeekWriter, StreamWriter, Table, Value,
-    VecTables, WriteError,
+    Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, StreamWriter,
+    VecBookkeeping, WriteError,
 };
 
 #[derive(Clone, Debug)]
@@ -35,7 +35,7 @@ fn sample() -> Vec<Item> {
         },
         Item {
             name: "code".into(),
-            dtype: Dtype::Raw,
+            dtype: Dtype::RAW,
             shape: vec![10],
             alignment: 4,
             target: Some(0x2000_0000),
@@ -65,17 +65,17 @@ fn decl(item: &Item, open_ended: bool) -> EntryDecl<'_> {
     d
 }
 
-const META: &[(&str, Value<'static>)] = &[("layers", Value::U64(2)), ("arch", Value::String("toy"))];
+const META: &[(&str, MetaValue<'static>)] = &[("layers", MetaValue::U64(2)), ("arch", MetaValue::String("toy"))];
 
 fn builder_bytes(items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new();
     for i in items {
-        let mut e = NewEntry::new(&i.name, i.dtype, &i.shape, &i.data).with_alignment(i.alignment);
-        e.target = i.target;
-        b.push(e).unwrap();
+        let mut decl = EntryDecl::new(&i.name, i.dtype, &i.shape).with_alignment(i.alignment);
+        decl.target = i.target;
+        b.push(decl.with_data(&i.data)).unwrap();
     }
     for (k, v) in META {
-        b.meta(k, *v).unwrap();
+        b.metadata(k, *v).unwrap();
     }
     b.finish().unwrap()
 }
@@ -86,12 +86,12 @@ fn seek_write(
     sink: &mut MemSink,
     chunk: usize,
 ) -> Result<(), WriteError<embedded_io::ErrorKind>> {
-    let mut w = SeekWriter::new(sink, VecTables::new());
+    let mut w = SeekWriter::new(sink, VecBookkeeping);
     for i in items {
         w.declare(decl(i, i.open_ended))?;
     }
     for (k, v) in META {
-        w.meta(k, *v)?;
+        w.metadata(k, *v)?;
     }
     for i in items {
         for piece in i.data.chunks(chunk.max(1)) {
@@ -107,12 +107,12 @@ fn stream_write(
     sink: &mut PipeSink,
     chunk: usize,
 ) -> Result<(), WriteError<embedded_io::ErrorKind>> {
-    let mut w = StreamWriter::new(sink, VecTables::new());
+    let mut w = StreamWriter::new(sink, VecBookkeeping);
     for i in items {
         w.declare(decl(i, false))?;
     }
     for (k, v) in META {
-        w.meta(k, *v)?;
+        w.metadata(k, *v)?;
     }
     for i in items {
         for piece in i.data.chunks(chunk.max(1)) {
@@ -135,7 +135,11 @@ fn both_writers_produce_the_builders_bytes() {
         let mut sink = MemSink::default();
         seek_write(&items, &mut sink, chunk).unwrap();
         assert_eq!(sink.bytes, expected, "seekable, chunk {chunk}");
-        assert_eq!(sink.seeks, 2, "one seek back to patch the prefix, one to write the magic last");
+        assert_eq!(
+            sink.seeks, 4,
+            "one to learn where the container began, one back to patch the prefix, one to write the magic \
+             last, one to return to its end"
+        );
         let mut pipe = PipeSink::default();
         stream_write(&items, &mut pipe, chunk).unwrap();
         assert_eq!(pipe.0.bytes, expected, "one-pass, chunk {chunk}");
@@ -171,7 +175,7 @@ fn an_io_failure_at_any_byte_is_an_error_and_leaves_no_valid_file() {
 #[test]
 fn after_an_error_the_writer_refuses_further_use() {
     let mut sink = MemSink::failing_at(10);
-    let mut w = SeekWriter::new(&mut sink, VecTables::new());
+    let mut w = SeekWriter::new(&mut sink, VecBookkeeping);
     w.declare(EntryDecl::new("a", Dtype::U8, &[4])).unwrap();
     assert!(matches!(w.write(&[1, 2, 3, 4]), Err(WriteError::Io(_))));
     assert_eq!(w.write(&[1]), Err(WriteError::Poisoned));
@@ -180,8 +184,8 @@ fn after_an_error_the_writer_refuses_further_use() {
     assert!(matches!(w.finish(), Err(WriteError::Poisoned)));
 }
 
-fn seek_writer() -> SeekWriter<MemSink, Vec<tpack::format::Descriptor>, Vec<u8>, Vec<u32>> {
-    SeekWriter::new(MemSink::default(), VecTables::new())
+fn seek_writer() -> SeekWriter<MemSink, VecBookkeeping> {
+    SeekWriter::new(MemSink::default(), VecBookkeeping)
 }
 
 #[test]
@@ -204,7 +208,7 @@ fn a_payload_shorter_than_its_shape_is_refused() {
 #[test]
 fn duplicate_names_are_refused_before_any_payload_byte() {
     let mut pipe = PipeSink::default();
-    let mut w = StreamWriter::new(&mut pipe, VecTables::new());
+    let mut w = StreamWriter::new(&mut pipe, VecBookkeeping);
     w.declare(EntryDecl::new("same", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("other", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("same", Dtype::U8, &[1])).unwrap();
@@ -217,8 +221,8 @@ fn duplicate_names_are_refused_before_any_payload_byte() {
 #[test]
 fn duplicate_metadata_keys_are_refused() {
     let mut w = seek_writer();
-    w.meta("k", Value::U64(1)).unwrap();
-    w.meta("k", Value::U64(2)).unwrap();
+    w.metadata("k", MetaValue::U64(1)).unwrap();
+    w.metadata("k", MetaValue::U64(2)).unwrap();
     let err = w.finish().unwrap_err();
     assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::MetaDuplicateKey), "{err:?}");
 }
@@ -234,8 +238,8 @@ fn bad_declarations_name_their_rule() {
         (EntryDecl::new("a", Dtype::U8, &[1; 9]), RankTooLarge),
         (EntryDecl::new("a", Dtype::F32, &[1 << 63, 2]), ShapeOverflow),
         (EntryDecl::new("a", Dtype::Q4_0, &[31]), BlockShape),
-        (EntryDecl::new("a", Dtype::Raw, &[2, 2]), ByteShape),
-        (EntryDecl::new("a", Dtype::Unknown(99), &[1]), UnknownDtype),
+        (EntryDecl::new("a", Dtype::RAW, &[2, 2]), ByteShape),
+        (EntryDecl::new("a", Dtype::from_code(99), &[1]), UnknownDtype),
         (EntryDecl::new("a", Dtype::U8, &[16]).with_target(u64::MAX - 4), TargetOverflow),
     ];
     for (d, rule) in cases {
@@ -253,7 +257,7 @@ fn bad_declarations_name_their_rule() {
 #[test]
 fn an_open_ended_target_that_overflows_is_refused_at_its_end() {
     let mut w = seek_writer();
-    w.declare(EntryDecl::open_ended("seg", Dtype::Raw).with_target(u64::MAX - 2)).unwrap();
+    w.declare(EntryDecl::open_ended("seg", Dtype::RAW).with_target(u64::MAX - 2)).unwrap();
     w.write(&[0; 8]).unwrap();
     let err = w.end_entry().unwrap_err();
     assert!(matches!(err, WriteError::Format(e) if e.rule() == tpack::Rule::TargetOverflow), "{err:?}");
@@ -278,7 +282,7 @@ fn declaring_after_payloads_began_is_refused() {
 #[test]
 fn finishing_early_is_refused_and_leaves_no_valid_file() {
     let mut sink = MemSink::default();
-    let mut w = SeekWriter::new(&mut sink, VecTables::new());
+    let mut w = SeekWriter::new(&mut sink, VecBookkeeping);
     w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
     w.write_entry(&[1]).unwrap();
@@ -289,26 +293,26 @@ fn finishing_early_is_refused_and_leaves_no_valid_file() {
 #[test]
 fn the_one_pass_writer_needs_every_length() {
     let mut pipe = PipeSink::default();
-    let mut w = StreamWriter::new(&mut pipe, VecTables::new());
-    w.declare(EntryDecl::open_ended("code", Dtype::Raw)).unwrap();
+    let mut w = StreamWriter::new(&mut pipe, VecBookkeeping);
+    w.declare(EntryDecl::open_ended("code", Dtype::RAW)).unwrap();
     assert_eq!(w.write(&[1]), Err(WriteError::UnknownLength { entry: 0 }));
 }
 
 #[test]
 fn fixed_capacity_storage_reports_when_full() {
-    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<2, 16>::new());
+    let mut w = SeekWriter::new(MemSink::default(), FixedBookkeeping::<2, 16>);
     w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
     w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
-    assert_eq!(w.declare(EntryDecl::new("c", Dtype::U8, &[1])), Err(WriteError::Capacity(Table::Entries)));
+    assert_eq!(w.declare(EntryDecl::new("c", Dtype::U8, &[1])), Err(WriteError::BufferFull(Buffer::Entries)));
 
-    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 8>::new());
+    let mut w = SeekWriter::new(MemSink::default(), FixedBookkeeping::<4, 8>);
     assert_eq!(
         w.declare(EntryDecl::new("a-long-name", Dtype::U8, &[1])),
-        Err(WriteError::Capacity(Table::Names))
+        Err(WriteError::BufferFull(Buffer::Names))
     );
 
-    let mut w = SeekWriter::new(MemSink::default(), HeaplessTables::<4, 24>::new());
-    assert_eq!(w.meta("key", Value::String("a value too long")), Err(WriteError::Capacity(Table::MetaBytes)));
+    let mut w = SeekWriter::new(MemSink::default(), FixedBookkeeping::<4, 24>);
+    assert_eq!(w.metadata("key", MetaValue::String("a value too long")), Err(WriteError::BufferFull(Buffer::MetadataBytes)));
 }
 
 #[test]
@@ -316,12 +320,12 @@ fn fixed_capacity_storage_writes_the_same_bytes() {
     let items = sample();
     let expected = builder_bytes(&items);
     let mut sink = MemSink::default();
-    let mut w = SeekWriter::new(&mut sink, HeaplessTables::<4, 64>::new());
+    let mut w = SeekWriter::new(&mut sink, FixedBookkeeping::<4, 64>);
     for i in &items {
         w.declare(decl(i, i.open_ended)).unwrap();
     }
     for (k, v) in META {
-        w.meta(k, *v).unwrap();
+        w.metadata(k, *v).unwrap();
     }
     for i in &items {
         w.write_entry(&i.data).unwrap();
@@ -331,7 +335,7 @@ fn fixed_capacity_storage_writes_the_same_bytes() {
 }
 
 fn item_strategy() -> impl Strategy<Value = Item> {
-    let dtypes = vec![Dtype::U8, Dtype::F32, Dtype::I64, Dtype::Q4_0, Dtype::Raw, Dtype::BF16];
+    let dtypes = vec![Dtype::U8, Dtype::F32, Dtype::I64, Dtype::Q4_0, Dtype::RAW, Dtype::BF16];
     (
         "[a-z]{1,6}",
         proptest::sample::select(dtypes),
@@ -347,14 +351,14 @@ fn item_strategy() -> impl Strategy<Value = Item> {
                     *shape.last_mut().unwrap() *= 32;
                     shape.iter().product::<u64>() / 32 * 18
                 }
-                Dtype::Raw => {
+                Dtype::RAW => {
                     shape.truncate(1);
                     shape[0]
                 }
                 _ => {
                     shape.iter().product::<u64>()
-                        * dtype.storage().map_or(1, |s| match s {
-                            tpack::format::Storage::Element(n) => n,
+                        * dtype.packing().map_or(1, |s| match s {
+                            tpack::format::Packing::Element(n) => n,
                             _ => 1,
                         })
                 }
@@ -366,7 +370,7 @@ fn item_strategy() -> impl Strategy<Value = Item> {
                 alignment: 1 << align_log2,
                 target,
                 data: (0..count as usize).map(|i| (i as u8).wrapping_add(seed)).collect(),
-                open_ended: open_ended && dtype == Dtype::Raw,
+                open_ended: open_ended && dtype == Dtype::RAW,
             }
         })
 }
@@ -407,10 +411,10 @@ proptest! {
 #[test]
 fn regression_failure_in_the_last_header_bytes_leaves_no_valid_file() {
     let mut full = MemSink::default();
-    SeekWriter::new(&mut full, VecTables::new()).finish().unwrap();
+    SeekWriter::new(&mut full, VecBookkeeping).finish().unwrap();
     for k in 0..full.written {
         let mut sink = MemSink::failing_at(k);
-        assert!(SeekWriter::new(&mut sink, VecTables::new()).finish().is_err());
+        assert!(SeekWriter::new(&mut sink, VecBookkeeping).finish().is_err());
         assert!(!valid(&sink.bytes), "failing at byte {k} left a valid file");
     }
 }

@@ -4,7 +4,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use tpack::{Container, Dtype, EntryDecl, MetaValue, StreamWriter, Value, VecTables};
+use tpack::zerocopy::little_endian::U64;
+use tpack::{Container, Dtype, EntryDecl, MetaValue, StreamWriter, StringArray, VecBookkeeping};
 
 struct Counting;
 
@@ -41,13 +42,13 @@ static GLOBAL: Counting = Counting;
 
 fn container(entries: usize) -> Vec<u8> {
     let names: Vec<String> = (0..entries).map(|i| format!("model.layers.{i}.mlp.weight")).collect();
-    let mut w = StreamWriter::new(Vec::new(), VecTables::new());
+    let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     for name in &names {
         w.declare(EntryDecl::new(name, Dtype::F32, &[2, 2])).unwrap();
     }
-    w.meta("arch", Value::String("llama")).unwrap();
-    w.meta("sizes", Value::U64Array(&[1, 2, 3])).unwrap();
-    w.meta("vocab", Value::StringArray(&["a", "b"])).unwrap();
+    w.metadata("arch", MetaValue::String("llama")).unwrap();
+    w.metadata("sizes", MetaValue::U64Array(&[U64::new(1), U64::new(2), U64::new(3)])).unwrap();
+    w.metadata("vocab", MetaValue::StringArray(StringArray::new(&["a", "b"]))).unwrap();
     for _ in 0..entries {
         w.write_entry(&[1; 16]).unwrap();
     }
@@ -77,9 +78,9 @@ fn parse_verify_and_lookups_allocate_nothing() {
                 assert!(c.entries().all(|e| e.byte_len() == 16));
             }
             assert!(c.get("missing").is_none());
-            assert!(matches!(c.meta("arch"), Some(MetaValue::String("llama"))));
-            assert!(matches!(c.meta("vocab"), Some(MetaValue::StringArray(items)) if items.count() == 2));
-            assert_eq!(c.metadata().count(), 3);
+            assert!(matches!(c.metadata().get("arch"), Some(MetaValue::String("llama"))));
+            assert!(matches!(c.metadata().get("vocab"), Some(MetaValue::StringArray(items)) if items.count() == 2));
+            assert_eq!(c.metadata().iter().count(), 3);
         });
         assert_eq!(n, 0, "{entries} entries: {n} allocations");
     }

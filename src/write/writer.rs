@@ -249,8 +249,8 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
         self.start()?;
         self.guard(|w| {
             w.streaming()?;
-            w.plan.check_room(w.current, w.written, chunk.len())?;
             w.open_entry()?;
+            w.plan.check_room(w.current, w.written, chunk.len())?;
             w.sink.write_all(chunk).map_err(WriteError::Io)?;
             w.crc.update(chunk);
             w.written = w.written.saturating_add(len_u64(chunk.len()));

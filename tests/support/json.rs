@@ -33,6 +33,7 @@ pub fn decode(container: &Container<'_>) -> Value {
         .collect();
     let metadata: Vec<Value> = container
         .metadata()
+        .iter()
         .map(|(key, value)| {
             let type_name =
                 value.value_type().name().map_or_else(|| json!(value.value_type().code()), |n| json!(n));

@@ -144,7 +144,7 @@ fn load_and_verify() -> Container<'static> {
 }
 
 fn run_model(c: &Container<'static>) {
-    let name = match c.meta("model.name") {
+    let name = match c.metadata().get("model.name") {
         Some(MetaValue::String(s)) => s,
         _ => "?",
     };
@@ -156,7 +156,7 @@ fn run_model(c: &Container<'static>) {
     say!("model {name:?}: layers {n_in} -> {n_hidden} -> {n_out} (from metadata model.layers)");
     let weights = c.get("fc1.weight").map_or(0, |e| e.payload().as_ptr() as usize);
     say!("weights read in place: fc1.weight at {weights:#010x} (flash)");
-    let labels = match c.meta("model.labels") {
+    let labels = match c.metadata().get("model.labels") {
         Some(MetaValue::StringArray(items)) => Some(items),
         _ => None,
     };
@@ -220,7 +220,7 @@ fn load_segments(c: &Container<'static>) {
             fail(format_args!("entry {:?}: the copy at {target:#x} has checksum {crc:#010x}", e.name()));
         }
         say!("loaded {:?} ({len} bytes) to {target:#010x}; checksum {crc:#010x} matches in RAM", e.name());
-        if e.dtype() == Dtype::Raw {
+        if e.dtype() == Dtype::RAW {
             cortex_m::asm::dsb();
             cortex_m::asm::isb();
             // SAFETY: the bytes just verified are the Thumb code `movs r0, #42; bx lr` (cli/demo/tiny-mlp);
@@ -243,19 +243,19 @@ fn write_results_to_ram(c: &Container<'static>) {
     for (slot, bits) in logits.chunks_mut(4).zip(expected::LOGIT_BITS.iter().flatten()) {
         slot.copy_from_slice(&bits.to_le_bytes());
     }
-    let name = match c.meta("model.name") {
+    let name = match c.metadata().get("model.name") {
         Some(MetaValue::String(s)) => s,
         _ => "?",
     };
     let len = {
         let sink: &mut [u8] = &mut buffer;
         let total = sink.len();
-        let mut w = StreamWriter::new(sink, HeaplessTables::<4, 128>::new());
+        let mut w = StreamWriter::new(sink, FixedBookkeeping::<4, 128>);
         let written = (|| {
             w.declare(EntryDecl::new("classes", Dtype::U8, &[6]))?;
             w.declare(EntryDecl::new("logits", Dtype::F32, &[6, 3]))?;
-            w.meta("model", Value::String(name))?;
-            w.meta("board", Value::String("mps2-an386"))?;
+            w.metadata("model", MetaValue::String(name))?;
+            w.metadata("board", MetaValue::String("mps2-an386"))?;
             w.write_entry(&classes)?;
             w.write_entry(&logits)?;
             w.finish()
@@ -272,7 +272,7 @@ fn write_results_to_ram(c: &Container<'static>) {
     };
     let same = back.get("classes").map(|e| e.payload()) == Some(&classes[..])
         && back.get("logits").map(|e| e.payload()) == Some(&logits[..])
-        && back.meta("board") == Some(MetaValue::String("mps2-an386"));
+        && back.metadata().get("board") == Some(MetaValue::String("mps2-an386"));
     if !same {
         fail(format_args!("the results container reads back different values"));
     }

@@ -18,7 +18,7 @@ fn main() -> ! {
         let result = tpack::Container::parse(bytes).and_then(|c| {
             c.verify()?;
             let found = c.get(black_box("embed.weight")).map(|e| e.payload().len());
-            let layers = c.meta(black_box("layers"));
+            let layers = c.metadata().get(black_box("layers"));
             black_box((found, layers));
             Ok(c.len())
         });

@@ -64,7 +64,7 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`ModelError`] naming the missing or mismatched key or entry.
     pub fn from_container(c: &Container<'a>) -> Result<Self, ModelError> {
-        let Some(MetaValue::U64Array(layers)) = c.meta("model.layers") else {
+        let Some(MetaValue::U64Array(layers)) = c.metadata().get("model.layers") else {
             return Err(ModelError::Metadata("model.layers"));
         };
         let [i, h, o] = match layers {

@@ -29,7 +29,7 @@ fn host_results_are_the_expected_ones() {
         logit_bits.push(logits.iter().map(|l| l.to_bits()).collect::<Vec<_>>());
     }
     // The model is real: it gets the held-out labels right.
-    let Some(MetaValue::U64Array(labels)) = c.meta("test.labels") else { panic!("test.labels") };
+    let Some(MetaValue::U64Array(labels)) = c.metadata().get("test.labels") else { panic!("test.labels") };
     let labels: Vec<usize> = labels.iter().map(|l| l.get() as usize).collect();
     assert_eq!(classes, labels);
 

@@ -32,21 +32,21 @@ pub fn base() -> Raw {
             RawEntry::new("embed.weight", Dtype::F32, &[4, 8], f32s(32)),
             RawEntry::new("layers.0.attn.q", Dtype::F16, &[8, 8], pattern(128, 3)),
             RawEntry::new("layers.0.ffn.q8", Dtype::Q8_0, &[2, 32], q8_0(2)),
-            RawEntry::new("boot.code", Dtype::Raw, &[100], pattern(100, 7)).align(1).target(0x2000_0000),
+            RawEntry::new("boot.code", Dtype::RAW, &[100], pattern(100, 7)).align(1).target(0x2000_0000),
             RawEntry::new("norm.eps", Dtype::F64, &[], 1e-5f64.to_le_bytes().to_vec()),
             RawEntry::new("empty", Dtype::I32, &[0, 5], Vec::new()),
         ],
         meta: vec![
-            RawMeta::pooled("arch", MetaType::String, b"toy-mlp".to_vec()),
+            RawMeta::pooled("arch", MetaType::STRING, b"toy-mlp".to_vec()),
             RawMeta::inline("layers", MetaType::U64, 1),
             RawMeta::inline("bias", MetaType::I64, (-3i64) as u64),
             RawMeta::inline("eps", MetaType::F64, 1e-5f64.to_bits()),
-            RawMeta::inline("trained", MetaType::Bool, 1),
-            RawMeta::pooled("blob", MetaType::Bytes, vec![0, 1, 2, 0xff]),
-            RawMeta::pooled("ids", MetaType::U64Array, words(&[1u64, 2, 3], |v| v)),
+            RawMeta::inline("trained", MetaType::BOOL, 1),
+            RawMeta::pooled("blob", MetaType::BYTES, vec![0, 1, 2, 0xff]),
+            RawMeta::pooled("ids", MetaType::U64_ARRAY, words(&[1u64, 2, 3], |v| v)),
             RawMeta::pooled(
                 "vocab",
-                MetaType::StringArray,
+                MetaType::STRING_ARRAY,
                 string_array(&[b"<s>", b"hello", "wörld".as_bytes()]),
             ),
         ],
@@ -110,7 +110,7 @@ pub fn of_entries(entries: Vec<RawEntry>) -> Vec<u8> {
 
 /// A CONTAINER entry holding `inner`.
 pub fn container(name: &str, inner: Vec<u8>) -> RawEntry {
-    RawEntry::new(name, Dtype::Container, &[inner.len() as u64], inner)
+    RawEntry::new(name, Dtype::CONTAINER, &[inner.len() as u64], inner)
 }
 
 /// `inner` wrapped in `wraps` containers, each holding the next as its one entry `level1`, `level2`, …

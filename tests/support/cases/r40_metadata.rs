@@ -110,7 +110,7 @@ pub fn cases() -> Vec<Case> {
              for an item length; the framing error is R47, not R49, since R49 for string[] needs the framing \
              of R47",
             Raw {
-                meta: vec![RawMeta::pooled("a", MetaType::StringArray, vec![0x01, 0, 0, 0, 0xff, 0])],
+                meta: vec![RawMeta::pooled("a", MetaType::STRING_ARRAY, vec![0x01, 0, 0, 0, 0xff, 0])],
                 ..Raw::default()
             }
             .encode(),

@@ -37,7 +37,7 @@ pub fn cases() -> Vec<Case> {
             "a container holding a nested container (the example) next to a plain entry",
             Raw {
                 entries: vec![RawEntry::new("head", Dtype::F32, &[3], f32s(3)), container("submodel", base().encode())],
-                meta: vec![RawMeta::pooled("kind", MetaType::String, b"ensemble".to_vec())],
+                meta: vec![RawMeta::pooled("kind", MetaType::STRING, b"ensemble".to_vec())],
                 ..Raw::default()
             }
             .encode(),
@@ -47,9 +47,9 @@ pub fn cases() -> Vec<Case> {
             "targets",
             "load addresses, including a segment that ends exactly at 2^64",
             of_entries(vec![
-                RawEntry::new("flash.seg", Dtype::Raw, &[16], pattern(16, 2)).align(4).target(0x0800_0000),
+                RawEntry::new("flash.seg", Dtype::RAW, &[16], pattern(16, 2)).align(4).target(0x0800_0000),
                 RawEntry::new("ram.seg", Dtype::U32, &[4], pattern(16, 4)).align(4).target(0x2000_0000),
-                RawEntry::new("top", Dtype::Raw, &[8], pattern(8, 6)).align(8).target(u64::MAX - 7),
+                RawEntry::new("top", Dtype::RAW, &[8], pattern(8, 6)).align(8).target(u64::MAX - 7),
                 RawEntry::new("zero", Dtype::U8, &[2], vec![0, 1]).target(0),
             ]),
         ),
@@ -62,22 +62,22 @@ pub fn cases() -> Vec<Case> {
                     RawMeta::inline("i64.min", MetaType::I64, i64::MIN as u64),
                     RawMeta::inline("f64.nan", MetaType::F64, 0x7ff8_0000_0000_0001),
                     RawMeta::inline("f64.negzero", MetaType::F64, (-0.0f64).to_bits()),
-                    RawMeta::inline("bool.false", MetaType::Bool, 0),
-                    RawMeta::inline("bool.true", MetaType::Bool, 1),
-                    RawMeta::pooled("string", MetaType::String, "héllo\n\"quoted\"".as_bytes().to_vec()),
-                    RawMeta::pooled("string.empty", MetaType::String, Vec::new()),
-                    RawMeta::pooled("bytes", MetaType::Bytes, vec![0xde, 0xad, 0xbe, 0xef]),
-                    RawMeta::pooled("bytes.empty", MetaType::Bytes, Vec::new()),
-                    RawMeta::pooled("u64s", MetaType::U64Array, words(&[0u64, 1, u64::MAX], |v| v)),
-                    RawMeta::pooled("i64s", MetaType::I64Array, words(&[-1i64, 0, i64::MAX], |v| v as u64)),
+                    RawMeta::inline("bool.false", MetaType::BOOL, 0),
+                    RawMeta::inline("bool.true", MetaType::BOOL, 1),
+                    RawMeta::pooled("string", MetaType::STRING, "héllo\n\"quoted\"".as_bytes().to_vec()),
+                    RawMeta::pooled("string.empty", MetaType::STRING, Vec::new()),
+                    RawMeta::pooled("bytes", MetaType::BYTES, vec![0xde, 0xad, 0xbe, 0xef]),
+                    RawMeta::pooled("bytes.empty", MetaType::BYTES, Vec::new()),
+                    RawMeta::pooled("u64s", MetaType::U64_ARRAY, words(&[0u64, 1, u64::MAX], |v| v)),
+                    RawMeta::pooled("i64s", MetaType::I64_ARRAY, words(&[-1i64, 0, i64::MAX], |v| v as u64)),
                     RawMeta::pooled(
                         "f64s",
-                        MetaType::F64Array,
+                        MetaType::F64_ARRAY,
                         words(&[0.5f64, -2.25, f64::INFINITY], f64::to_bits),
                     ),
-                    RawMeta::pooled("u64s.empty", MetaType::U64Array, Vec::new()),
-                    RawMeta::pooled("strings", MetaType::StringArray, string_array(&[b"a", b"", "ü".as_bytes()])),
-                    RawMeta::pooled("strings.empty", MetaType::StringArray, Vec::new()),
+                    RawMeta::pooled("u64s.empty", MetaType::U64_ARRAY, Vec::new()),
+                    RawMeta::pooled("strings", MetaType::STRING_ARRAY, string_array(&[b"a", b"", "ü".as_bytes()])),
+                    RawMeta::pooled("strings.empty", MetaType::STRING_ARRAY, Vec::new()),
                 ],
                 ..Raw::default()
             }
@@ -103,7 +103,7 @@ pub fn cases() -> Vec<Case> {
                     RawEntry { dtype: 200, ..RawEntry::new("future", Dtype::U8, &[3, 3], pattern(5, 1)) },
                 ],
                 meta: vec![
-                    RawMeta { value_type: 77, ..RawMeta::pooled("future.meta", MetaType::Bytes, vec![1, 2, 3]) },
+                    RawMeta { value_type: 77, ..RawMeta::pooled("future.meta", MetaType::BYTES, vec![1, 2, 3]) },
                     RawMeta::inline("n", MetaType::U64, 2),
                 ],
                 ..Raw::default()
@@ -116,7 +116,7 @@ pub fn cases() -> Vec<Case> {
             Raw {
                 minor: 1,
                 entries: vec![RawEntry { dtype: 0, ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2]) }],
-                meta: vec![RawMeta { value_type: 0, ..RawMeta::pooled("zero.type", MetaType::Bytes, vec![7]) }],
+                meta: vec![RawMeta { value_type: 0, ..RawMeta::pooled("zero.type", MetaType::BYTES, vec![7]) }],
                 ..Raw::default()
             }
             .encode(),
@@ -165,7 +165,7 @@ pub fn cases() -> Vec<Case> {
             "payload-not-interpreted",
             "a BOOL byte of 7 and a NaN scale: payload bytes are never validated, only checksummed",
             of_entries(vec![
-                RawEntry::new("flags", Dtype::Bool, &[3], vec![0, 1, 7]),
+                RawEntry::new("flags", Dtype::BOOL, &[3], vec![0, 1, 7]),
                 RawEntry::new("q", Dtype::Q8_0, &[32], {
                     let mut q = vec![0xff, 0x7f];
                     q.extend([1u8; 32]);
@@ -184,16 +184,16 @@ fn bytes_then_empty() -> Vec<RawEntry> {
 /// The entry of `dtype` in `all-dtypes`: a small valid shape and payload for its storage kind.
 fn one_of(dtype: &Dtype) -> RawEntry {
     let name = format!("dtype.{}", dtype.name().unwrap());
-    match dtype.storage().unwrap() {
-        tpack::format::Storage::Element(size) => {
+    match dtype.packing().unwrap() {
+        tpack::format::Packing::Element(size) => {
             RawEntry::new(&name, *dtype, &[2, 3], pattern(6 * size as usize, size as u8))
         }
-        tpack::format::Storage::Block { block_bytes, .. } => {
+        tpack::format::Packing::Block { block_bytes, .. } => {
             RawEntry::new(&name, *dtype, &[2, 32], pattern(2 * block_bytes as usize, 5))
         }
-        tpack::format::Storage::Bytes if *dtype == Dtype::Container => {
+        tpack::format::Packing::Bytes if *dtype == Dtype::CONTAINER => {
             container(&name, Raw::default().encode())
         }
-        tpack::format::Storage::Bytes => RawEntry::new(&name, *dtype, &[5], pattern(5, 9)),
+        tpack::format::Packing::Bytes => RawEntry::new(&name, *dtype, &[5], pattern(5, 9)),
     }
 }
