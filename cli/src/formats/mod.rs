@@ -1,0 +1,136 @@
+//! The file formats the tool reads and writes, one module each, behind one shape.
+//!
+//! tpack is the hub: a foreign format is read into a [`Model`] (entries and metadata in tpack's terms) that
+//! [`tpack::write`] streams into a container ([`Import`]), or written from a verified container ([`Export`]).
+//! `tpack convert` dispatches once on the pair of formats; a new foreign format is one new module that
+//! implements either trait, plus a line in [`IMPORTS`] or [`EXPORTS`] and one in [`Format::sniff`].
+//!
+//! Rejected: a direct reader-to-writer path for every pair of formats. It multiplies with each format, and
+//! every conversion would need its own validation; through tpack, each format is validated once, on its side.
+
+use std::path::Path;
+
+use ::tpack::Container;
+
+use crate::error::Result;
+use crate::manifest::OwnedValue;
+
+pub(crate) mod gguf;
+pub(crate) mod safetensors;
+pub(crate) mod tpack;
+
+use self::tpack::OutEntry;
+
+/// A file format the tool knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A tpack container.
+    Tpack,
+    /// A safetensors file.
+    Safetensors,
+    /// A GGUF file.
+    Gguf,
+}
+
+impl Format {
+    /// The format's usual name.
+    #[must_use]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Format::Tpack => "tpack",
+            Format::Safetensors => "safetensors",
+            Format::Gguf => "GGUF",
+        }
+    }
+
+    /// The format an output path's extension asks for, if it names one.
+    #[must_use]
+    pub(crate) fn of_extension(path: &Path) -> Option<Format> {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("tpack") => Some(Format::Tpack),
+            Some("safetensors") => Some(Format::Safetensors),
+            Some("gguf") => Some(Format::Gguf),
+            _ => None,
+        }
+    }
+
+    /// The format a file starting with `head` is in, told by each format's own test, if one matches.
+    #[must_use]
+    pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
+        // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
+        // count ends in the byte 0x7b.
+        let tests: [(Format, Sniff); 3] = [
+            (Format::Tpack, tpack::sniff),
+            (Format::Gguf, gguf::sniff),
+            (Format::Safetensors, safetensors::sniff),
+        ];
+        tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
+    }
+}
+
+/// A format's test of a file's first bytes.
+type Sniff = fn(&[u8]) -> bool;
+
+/// A model in tpack's terms, read from a file or a manifest: what [`tpack::write`] streams into a container.
+#[derive(Debug)]
+pub(crate) struct Model<'a> {
+    /// Compatible-feature flags for the header (0 for a model read from a foreign format).
+    pub(crate) compat_flags: u64,
+    /// Entries in the order they are written, their payloads borrowed from the input.
+    pub(crate) entries: Vec<OutEntry<'a>>,
+    /// Metadata records (the writer orders them by key).
+    pub(crate) metadata: Vec<(String, OwnedValue)>,
+}
+
+/// A foreign format that `tpack convert` reads into a container.
+pub(crate) trait Import {
+    /// Which format this is.
+    fn format(&self) -> Format;
+
+    /// Reads and validates the whole of `bytes` (the content of `path`, which messages name) as entries and
+    /// metadata, with payloads borrowed from `bytes`. Nothing is written.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: the file is not valid in this format, or holds what tpack cannot store.
+    fn read<'a>(&self, path: &Path, bytes: &'a [u8]) -> Result<Model<'a>>;
+}
+
+/// A foreign format that `tpack convert` writes from a container.
+pub(crate) trait Export {
+    /// Which format this is.
+    fn format(&self) -> Format;
+
+    /// Writes `container`, already verified and read from `input` (which messages name), to `output` in this
+    /// format. The output appears complete or not at all.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: an entry or value this format cannot store; [`crate::Kind::Io`]: writing failed.
+    fn write(&self, input: &Path, container: &Container<'_>, output: &Path) -> Result<Exported>;
+}
+
+/// What an [`Export`] wrote, for the report.
+#[derive(Debug, Default)]
+pub(crate) struct Exported {
+    /// Tensors written.
+    pub(crate) entries: usize,
+    /// Metadata values written.
+    pub(crate) metadata: usize,
+    /// What the output format could not keep, one sentence each.
+    pub(crate) notes: Vec<String>,
+}
+
+/// The foreign formats `tpack convert` reads, in the order the help and messages list them.
+pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf];
+
+/// The foreign formats `tpack convert` writes.
+pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors];
+
+/// The reader of `format`, if it is a foreign format the tool reads.
+pub(crate) fn importer(format: Format) -> Option<&'static dyn Import> {
+    IMPORTS.iter().copied().find(|i| i.format() == format)
+}
+
+/// The writer of `format`, if it is a foreign format the tool writes.
+pub(crate) fn exporter(format: Format) -> Option<&'static dyn Export> {
+    EXPORTS.iter().copied().find(|e| e.format() == format)
+}
