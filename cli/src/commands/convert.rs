@@ -97,3 +97,20 @@ fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String 
         size_short(bytes)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list of supported pairs comes from the registries; the sentence stays the one users have seen.
+    #[test]
+    fn unsupported_pairs_list_what_is_supported() {
+        let e = unsupported(Path::new("m.gguf"), Format::Gguf, Format::Safetensors);
+        assert_eq!(
+            e.to_string(),
+            "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack and \
+             tpack → safetensors"
+        );
+        assert_eq!(e.kind(), crate::Kind::Input);
+    }
+}

@@ -12,7 +12,7 @@ use crate::manifest::{self, Source};
 /// Runs `tpack pack MANIFEST -o OUT`.
 ///
 /// # Errors
-/// Every manifest problem ([`Kind::Input`]), an existing output without `force`, I/O failures.
+/// Every manifest problem ([`crate::Kind::Input`]), an existing output without `force`, I/O failures.
 pub fn run(manifest_path: &Path, out: &Path, force: bool, quiet: bool) -> Result<String> {
     let plan = manifest::load(manifest_path)?;
     check_overwrite(out, force)?;

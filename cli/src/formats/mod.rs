@@ -134,3 +134,44 @@ pub(crate) fn importer(format: Format) -> Option<&'static dyn Import> {
 pub(crate) fn exporter(format: Format) -> Option<&'static dyn Export> {
     EXPORTS.iter().copied().find(|e| e.format() == format)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniff_tells_each_format_and_tries_the_specific_tests_first() {
+        assert_eq!(Format::sniff(&::tpack::format::MAGIC), Some(Format::Tpack));
+        // A GGUF file with 123 tensors has `{` at byte 8, as a safetensors header does.
+        let gguf = [&b"GGUF\x03\0\0\0"[..], b"{\0\0\0\0\0\0\0"].concat();
+        assert_eq!(Format::sniff(&gguf), Some(Format::Gguf));
+        let safetensors = [&2u64.to_le_bytes()[..], b"{}"].concat();
+        assert_eq!(Format::sniff(&safetensors), Some(Format::Safetensors));
+        for other in [&b""[..], b"GGU", b"12345678", b"12345678[]"] {
+            assert_eq!(Format::sniff(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn extensions_name_formats_in_any_case() {
+        for (path, format) in
+            [("a.tpack", Format::Tpack), ("b.SafeTensors", Format::Safetensors), ("c/d.GGUF", Format::Gguf)]
+        {
+            assert_eq!(Format::of_extension(Path::new(path)), Some(format), "{path}");
+        }
+        assert_eq!(Format::of_extension(Path::new("model.bin")), None);
+        assert_eq!(Format::of_extension(Path::new("tpack")), None);
+    }
+
+    #[test]
+    fn each_registered_format_is_found_by_its_own_format() {
+        for import in IMPORTS {
+            assert_eq!(importer(import.format()).map(|i| i.format()), Some(import.format()));
+        }
+        for export in EXPORTS {
+            assert_eq!(exporter(export.format()).map(|e| e.format()), Some(export.format()));
+        }
+        // tpack is the hub, never a foreign format.
+        assert!(importer(Format::Tpack).is_none() && exporter(Format::Tpack).is_none());
+    }
+}
