@@ -101,7 +101,7 @@ pub(crate) trait Export {
     fn format(&self) -> Format;
 
     /// Writes `container`, already verified and read from `input` (which messages name), to `output` in this
-    /// format. The output appears complete or not at all.
+    /// format. Whatever this format cannot store is refused before `output` is created.
     ///
     /// # Errors
     /// [`crate::Kind::Input`]: an entry or value this format cannot store; [`crate::Kind::Io`]: writing failed.
