@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tpack_cli::convert::Format;
-use tpack_cli::{convert, inspect, pack, unpack, verify};
+use tpack_cli::{run_convert, run_inspect, run_pack, run_unpack, run_verify, Format};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -132,16 +131,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let quiet = cli.quiet;
     let result = match &cli.command {
-        Command::Inspect { file, json, entry } => inspect::run(file, entry.as_deref(), *json),
-        Command::Verify { file } => verify::run(file, quiet),
-        Command::Pack { manifest, output, force } => pack::run(manifest, output, *force, quiet),
-        Command::Unpack { file, output, force } => unpack::run(file, output, *force),
+        Command::Inspect { file, json, entry } => run_inspect(file, entry.as_deref(), *json),
+        Command::Verify { file } => run_verify(file, quiet),
+        Command::Pack { manifest, output, force } => run_pack(manifest, output, *force, quiet),
+        Command::Unpack { file, output, force } => run_unpack(file, output, *force),
         Command::Convert { input, output, to, force } => {
             let to = to.map(|t| match t {
                 Target::Tpack => Format::Tpack,
                 Target::Safetensors => Format::Safetensors,
             });
-            convert::run(input, output, to, *force, quiet)
+            run_convert(input, output, to, *force, quiet)
         }
     };
     match result {

@@ -240,6 +240,8 @@ fn integer(v: &Json) -> std::result::Result<u64, String> {
 
 const ENTRY_FIELDS: &[&str] = &["name", "dtype", "shape", "alignment", "target", "file", "data", "hex"];
 
+/// Checks the `entries` array: each entry's fields on their own, then, once every field is well-formed, the
+/// rules that tie them together. Problems about one entry come in field order, its unknown fields last.
 fn check_entries(
     items: &[Json],
     base: &Path,
@@ -261,154 +263,219 @@ fn check_entries(
         let mut bad = |field: &str, why: String| problems.push(format!("{label}, field {field:?}: {why}"));
         let mut unknown = Vec::new();
         unknown_fields(obj, ENTRY_FIELDS, &label, &mut unknown);
-
-        let name = match obj.get("name") {
-            Some(Json::String(s)) if s.is_empty() => {
-                bad("name", "is empty; names are 1 to 1024 bytes".to_owned());
-                None
-            }
-            Some(Json::String(s)) if s.len() > MAX_NAME_LEN as usize => {
-                bad("name", format!("is {} bytes long; names are at most {MAX_NAME_LEN} bytes", s.len()));
-                None
-            }
-            Some(Json::String(s)) => {
-                if let Some(first) = seen.insert(s.clone(), i) {
-                    bad("name", format!("duplicates the name of entry {first}"));
-                }
-                Some(s.clone())
-            }
-            Some(_) => {
-                bad("name", "must be a string".to_owned());
-                None
-            }
-            None => {
-                bad("name", "is missing".to_owned());
-                None
-            }
-        };
-        let dtype = match obj.get("dtype") {
-            Some(Json::String(s)) => Dtype::from_name(s).or_else(|| {
-                let known: Vec<&str> = Dtype::ALL.iter().filter_map(|d| d.name()).collect();
-                bad("dtype", format!("{s:?} is not a tpack dtype (known: {})", known.join(", ")));
-                None
-            }),
-            Some(_) => {
-                bad("dtype", "must be a string such as \"F32\"".to_owned());
-                None
-            }
-            None => {
-                bad("dtype", "is missing".to_owned());
-                None
-            }
-        };
-        let shape = match obj.get("shape") {
-            None => None,
-            Some(Json::Array(dims)) => {
-                let mut out = Vec::new();
-                for (d, v) in dims.iter().enumerate() {
-                    match integer_number(v) {
-                        Ok(n) => out.push(n),
-                        Err(why) => bad("shape", format!("dimension {d} {why}")),
-                    }
-                }
-                if dims.len() > MAX_RANK {
-                    bad("shape", format!("has {} dimensions; at most {MAX_RANK} are allowed", dims.len()));
-                }
-                Some(out)
-            }
-            Some(_) => {
-                bad("shape", "must be an array of integers".to_owned());
-                None
-            }
-        };
-        let alignment = match obj.get("alignment") {
-            None => DEFAULT_ALIGNMENT,
-            Some(v) => match v.as_u64() {
-                Some(a) if a.is_power_of_two() && a <= u64::from(MAX_ALIGNMENT) => a as u32,
-                _ => {
-                    bad("alignment", format!("is {v}; it must be a power of two from 1 to {MAX_ALIGNMENT}"));
-                    DEFAULT_ALIGNMENT
-                }
-            },
-        };
-        let target = match obj.get("target") {
-            None | Some(Json::Null) => None,
-            Some(v) => match integer(v) {
-                Ok(t) => Some(t),
-                Err(why) => {
-                    bad("target", why);
-                    None
-                }
-            },
-        };
-        let sources: Vec<&str> =
-            ["file", "data", "hex"].into_iter().filter(|k| obj.contains_key(*k)).collect();
-        let source = match sources.as_slice() {
-            [] => {
-                bad("file", "is missing: give the payload as \"file\", \"data\" or \"hex\"".to_owned());
-                None
-            }
-            [_, _, ..] => {
-                bad(
-                    sources[1],
-                    format!("conflicts with {:?}: give exactly one of file, data, hex", sources[0]),
-                );
-                None
-            }
-            [one] => source_of(one, &obj[*one], base, dtype, &mut bad),
-        };
+        let name = entry_name(obj, i, &mut seen, &mut bad);
+        let dtype = entry_dtype(obj, &mut bad);
+        let shape = entry_shape(obj, &mut bad);
+        let alignment = entry_alignment(obj, &mut bad);
+        let target = entry_target(obj, &mut bad);
+        let source = entry_source(obj, base, dtype, &mut bad);
         problems.extend(unknown);
 
-        // Shape, dtype and data size are checked together once each is known to be well-formed.
         let (Some(name), Some(dtype), Some((source, size))) = (name, dtype, source) else { continue };
         if problems.len() > before {
             continue;
         }
-        let mut bad = |field: &str, why: String| problems.push(format!("{label}, field {field:?}: {why}"));
-        let shape = match (shape, dtype.storage()) {
-            (Some(shape), _) => shape,
-            (None, Some(Storage::Bytes)) => vec![size],
-            (None, _) => {
-                bad("shape", "is missing; only RAW and CONTAINER entries may leave it out".to_owned());
-                continue;
+        let fields = Fields { dtype, shape, target, source, size };
+        match fields.check(address_bits) {
+            Ok((shape, source)) => {
+                planned.push(PlannedEntry { name, dtype, shape, alignment, target, length: size, source });
             }
-        };
-        let expected = match expected_length(dtype, &shape) {
-            Ok(n) => n,
-            Err(why) => {
-                bad("shape", why);
-                continue;
-            }
-        };
-        if expected != size {
-            let what = match &source {
-                Source::File(p) => format!("data file {} has {size} bytes", p.display()),
-                Source::Inline(_) => format!("the inline data has {size} bytes"),
-            };
-            bad("shape", format!("{shape:?} of {} needs {expected} bytes, but {what}", dtype_label(dtype)));
-            continue;
+            Err((field, why)) => problems.push(format!("{label}, field {field:?}: {why}")),
         }
-        if let Some(t) = target {
-            let end = u128::from(t) + u128::from(size);
-            if end > 1u128 << address_bits {
-                bad(
-                    "target",
-                    format!(
-                        "{t:#x} + {size} bytes ends at {end:#x}, beyond the {address_bits}-bit address space the manifest declares"
-                    ),
-                );
-                continue;
-            }
-        }
-        if dtype == Dtype::Container {
-            if let Err(why) = check_nested(&source) {
-                bad("file", why);
-                continue;
-            }
-        }
-        planned.push(PlannedEntry { name, dtype, shape, alignment, target, length: size, source });
     }
     planned
+}
+
+/// Reports a problem with one field of the entry being checked: the field's name and why.
+type Bad<'a> = dyn FnMut(&str, String) + 'a;
+
+/// Field `name`: a string of 1 to [`MAX_NAME_LEN`] bytes that no earlier entry has; `seen` maps each name to
+/// the index of the entry that first had it.
+fn entry_name(
+    obj: &Map<String, Json>,
+    index: usize,
+    seen: &mut HashMap<String, usize>,
+    bad: &mut Bad<'_>,
+) -> Option<String> {
+    match obj.get("name") {
+        Some(Json::String(s)) if s.is_empty() => {
+            bad("name", "is empty; names are 1 to 1024 bytes".to_owned());
+            None
+        }
+        Some(Json::String(s)) if s.len() > MAX_NAME_LEN as usize => {
+            bad("name", format!("is {} bytes long; names are at most {MAX_NAME_LEN} bytes", s.len()));
+            None
+        }
+        Some(Json::String(s)) => {
+            if let Some(first) = seen.insert(s.clone(), index) {
+                bad("name", format!("duplicates the name of entry {first}"));
+            }
+            Some(s.clone())
+        }
+        Some(_) => {
+            bad("name", "must be a string".to_owned());
+            None
+        }
+        None => {
+            bad("name", "is missing".to_owned());
+            None
+        }
+    }
+}
+
+/// Field `dtype`: the spec's name of a dtype.
+fn entry_dtype(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> Option<Dtype> {
+    match obj.get("dtype") {
+        Some(Json::String(s)) => Dtype::from_name(s).or_else(|| {
+            let known: Vec<&str> = Dtype::ALL.iter().filter_map(|d| d.name()).collect();
+            bad("dtype", format!("{s:?} is not a tpack dtype (known: {})", known.join(", ")));
+            None
+        }),
+        Some(_) => {
+            bad("dtype", "must be a string such as \"F32\"".to_owned());
+            None
+        }
+        None => {
+            bad("dtype", "is missing".to_owned());
+            None
+        }
+    }
+}
+
+/// Field `shape`, which may be absent: at most [`MAX_RANK`] non-negative integers. A shape with bad
+/// dimensions is still returned (without them); the problems are reported.
+fn entry_shape(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> Option<Vec<u64>> {
+    match obj.get("shape") {
+        None => None,
+        Some(Json::Array(dims)) => {
+            let mut out = Vec::new();
+            for (d, v) in dims.iter().enumerate() {
+                match integer_number(v) {
+                    Ok(n) => out.push(n),
+                    Err(why) => bad("shape", format!("dimension {d} {why}")),
+                }
+            }
+            if dims.len() > MAX_RANK {
+                bad("shape", format!("has {} dimensions; at most {MAX_RANK} are allowed", dims.len()));
+            }
+            Some(out)
+        }
+        Some(_) => {
+            bad("shape", "must be an array of integers".to_owned());
+            None
+        }
+    }
+}
+
+/// Field `alignment`: a power of two up to [`MAX_ALIGNMENT`]; [`DEFAULT_ALIGNMENT`] when absent (and when
+/// bad, once reported).
+fn entry_alignment(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> u32 {
+    match obj.get("alignment") {
+        None => DEFAULT_ALIGNMENT,
+        Some(v) => match v.as_u64() {
+            Some(a) if a.is_power_of_two() && a <= u64::from(MAX_ALIGNMENT) => a as u32,
+            _ => {
+                bad("alignment", format!("is {v}; it must be a power of two from 1 to {MAX_ALIGNMENT}"));
+                DEFAULT_ALIGNMENT
+            }
+        },
+    }
+}
+
+/// Field `target`: a load address (an integer, or a decimal or `0x` string); absent or `null` for none.
+fn entry_target(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> Option<u64> {
+    match obj.get("target") {
+        None | Some(Json::Null) => None,
+        Some(v) => match integer(v) {
+            Ok(t) => Some(t),
+            Err(why) => {
+                bad("target", why);
+                None
+            }
+        },
+    }
+}
+
+/// The payload: exactly one of the fields `file`, `data` and `hex`, read into a source and its byte length.
+fn entry_source(
+    obj: &Map<String, Json>,
+    base: &Path,
+    dtype: Option<Dtype>,
+    bad: &mut Bad<'_>,
+) -> Option<(Source, u64)> {
+    let sources: Vec<&str> = ["file", "data", "hex"].into_iter().filter(|k| obj.contains_key(*k)).collect();
+    match sources.as_slice() {
+        [] => {
+            bad("file", "is missing: give the payload as \"file\", \"data\" or \"hex\"".to_owned());
+            None
+        }
+        [_, _, ..] => {
+            bad(sources[1], format!("conflicts with {:?}: give exactly one of file, data, hex", sources[0]));
+            None
+        }
+        [one] => source_of(one, &obj[*one], base, dtype, bad),
+    }
+}
+
+/// An entry's well-formed fields, before the rules that tie them together are checked.
+struct Fields {
+    dtype: Dtype,
+    shape: Option<Vec<u64>>,
+    target: Option<u64>,
+    source: Source,
+    /// The payload's byte length.
+    size: u64,
+}
+
+impl Fields {
+    /// The rules across fields, in order: the shape is given (or implied), dtype and shape need exactly the
+    /// payload's size, the payload fits the address space at its target, and a CONTAINER payload can nest.
+    /// Returns the shape and the source, or the field to blame and why.
+    fn check(self, address_bits: u32) -> std::result::Result<(Vec<u64>, Source), (&'static str, String)> {
+        let Fields { dtype, shape, target, source, size } = self;
+        let shape = resolve_shape(shape, dtype, size).map_err(|why| ("shape", why))?;
+        check_length(dtype, &shape, &source, size).map_err(|why| ("shape", why))?;
+        if let Some(t) = target {
+            check_target(t, size, address_bits).map_err(|why| ("target", why))?;
+        }
+        if dtype == Dtype::Container {
+            check_nested(&source).map_err(|why| ("file", why))?;
+        }
+        Ok((shape, source))
+    }
+}
+
+/// The shape given, or for RAW and CONTAINER entries, which may leave it out, the payload's byte length.
+fn resolve_shape(shape: Option<Vec<u64>>, dtype: Dtype, size: u64) -> std::result::Result<Vec<u64>, String> {
+    match (shape, dtype.storage()) {
+        (Some(shape), _) => Ok(shape),
+        (None, Some(Storage::Bytes)) => Ok(vec![size]),
+        (None, _) => Err("is missing; only RAW and CONTAINER entries may leave it out".to_owned()),
+    }
+}
+
+/// `dtype` and `shape` need exactly the `size` bytes that `source` has.
+fn check_length(dtype: Dtype, shape: &[u64], source: &Source, size: u64) -> std::result::Result<(), String> {
+    let expected = expected_length(dtype, shape)?;
+    if expected == size {
+        return Ok(());
+    }
+    let what = match source {
+        Source::File(p) => format!("data file {} has {size} bytes", p.display()),
+        Source::Inline(_) => format!("the inline data has {size} bytes"),
+    };
+    Err(format!("{shape:?} of {} needs {expected} bytes, but {what}", dtype_label(dtype)))
+}
+
+/// `size` bytes loaded at `target` end inside the `address_bits`-bit address space.
+fn check_target(target: u64, size: u64, address_bits: u32) -> std::result::Result<(), String> {
+    let end = u128::from(target) + u128::from(size);
+    if end > 1u128 << address_bits {
+        return Err(format!(
+            "{target:#x} + {size} bytes ends at {end:#x}, beyond the {address_bits}-bit address space the manifest declares"
+        ));
+    }
+    Ok(())
 }
 
 fn dtype_label(dtype: Dtype) -> String {

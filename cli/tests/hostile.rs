@@ -7,7 +7,7 @@ use std::path::Path;
 
 use common::fixture;
 use proptest::prelude::*;
-use tpack_cli::{convert, inspect, unpack, verify};
+use tpack_cli::{run_convert, run_inspect, run_unpack, run_verify};
 
 fn damaged(original: &[u8], edits: &[(usize, u8)], cut: Option<usize>) -> Vec<u8> {
     let mut bytes = original.to_vec();
@@ -28,16 +28,16 @@ fn every_command(name: &str, bytes: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join(name);
     std::fs::write(&input, bytes).unwrap();
-    let _ = inspect::run(&input, None, false);
-    let _ = inspect::run(&input, None, true);
-    let _ = verify::run(&input, true);
+    let _ = run_inspect(&input, None, false);
+    let _ = run_inspect(&input, None, true);
+    let _ = run_verify(&input, true);
     for out in ["o.tpack", "o.safetensors"] {
         let out = dir.path().join(out);
-        if convert::run(&input, &out, None, false, true).is_err() {
+        if run_convert(&input, &out, None, false, true).is_err() {
             assert!(!out.exists(), "a failed conversion left {}", out.display());
         }
     }
-    let _ = unpack::run(&input, &dir.path().join("files"), false);
+    let _ = run_unpack(&input, &dir.path().join("files"), false);
     let stray: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -90,7 +90,7 @@ fn the_safetensors_header_size_limit_holds() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("huge.safetensors");
     std::fs::write(&input, &bytes).unwrap();
-    let err = convert::run(&input, &dir.path().join("o.tpack"), None, false, true).unwrap_err();
+    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, true).unwrap_err();
     assert!(err.to_string().contains("not a valid safetensors file"), "{err}");
 }
 
@@ -103,6 +103,6 @@ fn a_gguf_claiming_2_pow_60_tensors_fails_fast() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("huge.gguf");
     std::fs::write(&input, &bytes).unwrap();
-    let err = convert::run(&input, &dir.path().join("o.tpack"), None, false, true).unwrap_err();
+    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, true).unwrap_err();
     assert!(err.to_string().contains("not a valid GGUF file"), "{err}");
 }

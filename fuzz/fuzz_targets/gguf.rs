@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::hint::black_box;
 
 use libfuzzer_sys::fuzz_target;
-use tpack_cli::gguf::{self, GgmlType, GgufArray, GgufTensor, GgufValue, MAX_ARRAY_DEPTH, MAX_DIMS};
+use tpack_gguf::{self as gguf, GgmlType, GgufArray, GgufTensor, GgufValue, MAX_ARRAY_DEPTH, MAX_DIMS};
 
 /// The byte size of `t`, computed apart from the parser, in u128: 0 if any dimension is, else the product,
 /// which must not overflow (the parser refuses more than `i64::MAX` elements).

@@ -9,8 +9,8 @@ use tpack::{Container, Entry};
 
 use crate::describe::{container_json, dtype_name, entry_json, meta_type_text, meta_value_text};
 use crate::error::{CliError, Result};
+use crate::formats::tpack::open;
 use crate::fsutil::{size_short, size_words};
-use crate::open_container;
 
 /// Schema tag of `inspect --json` output; bumped only for incompatible changes.
 pub const JSON_SCHEMA: &str = "tpack-inspect/1";
@@ -22,7 +22,7 @@ pub const JSON_SCHEMA: &str = "tpack-inspect/1";
 /// no entry ([`crate::error::Kind::Input`]).
 pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
     let map = crate::fsutil::map(path)?;
-    let container = open_container(path, &map)?;
+    let container = open(path, &map)?;
     let mut out = String::new();
     match (entry, as_json) {
         (Some(name), json) => {

@@ -24,7 +24,7 @@ pub const MANIFEST: &str = "manifest.json";
 /// existing output file without `force`, or an I/O failure ([`Kind::Io`]).
 pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     let map = crate::fsutil::map(path)?;
-    let container = crate::open_container(path, &map)?;
+    let container = crate::formats::tpack::open(path, &map)?;
     container.verify().map_err(|e| {
         CliError::invalid(format!(
             "{} is corrupt, so it is not unpacked: {e} (`tpack verify` lists every problem)",

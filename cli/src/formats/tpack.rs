@@ -1,0 +1,221 @@
+//! tpack itself: telling a container from its first bytes, opening and verifying one, and the streaming
+//! writer every command that produces a container shares.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use tpack::checksum::Crc32;
+use tpack::{AtomicFile, Container, Dtype, Entry, EntryDecl, SeekWriter, VecTables, WriteError};
+
+use super::{importer, Format, Model};
+use crate::describe::dtype_name;
+use crate::error::{CliError, Kind, Result};
+use crate::fsutil::size_words;
+
+/// Whether `head` starts with the tpack magic.
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    head.starts_with(&tpack::format::MAGIC)
+}
+
+/// Parses `bytes` (the content of `path`) as a container, or says in words why it is not one — and, for a
+/// file in a format `tpack convert` reads, that `tpack convert` is what the user wants.
+///
+/// # Errors
+/// [`Kind::Invalid`] naming the file and the broken rule.
+pub(crate) fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Container<'a>> {
+    Container::parse(bytes).map_err(|err| {
+        let hint = match Format::sniff(bytes).filter(|&f| importer(f).is_some()) {
+            Some(format) => format!(" (it looks like a {} file; `tpack convert` reads those)", format.name()),
+            None => String::new(),
+        };
+        CliError::invalid(format!("{} is not a valid tpack file: {err}{hint}", path.display()))
+    })
+}
+
+/// Bytes checksummed between progress updates.
+const CHECK_CHUNK: usize = 8 * 1024 * 1024;
+
+/// What verification found wrong with one entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// Index in the table.
+    pub entry: usize,
+    /// The entry's name.
+    pub name: String,
+    /// What is wrong, in words.
+    pub what: String,
+}
+
+/// Checks every entry of a parsed container: the padding before it is zero (R37), its payload matches its
+/// checksum (R50), and a nested container verifies. `progress` receives payload bytes as they are checked.
+pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) -> Vec<Problem> {
+    let bytes = container.as_bytes();
+    let mut problems = Vec::new();
+    let mut cursor = container.header().sections[4].offset.get();
+    for e in container.entries() {
+        let mut what = Vec::new();
+        let padding = usize::try_from(cursor).ok().zip(usize::try_from(e.offset()).ok());
+        if let Some(at) =
+            padding.and_then(|(from, to)| bytes.get(from..to)).and_then(|p| p.iter().position(|&b| b != 0))
+        {
+            what.push(format!("padding byte {} before it is not zero (rule R37)", cursor + at as u64));
+        }
+        let computed = checksum(&e, progress);
+        if computed != e.checksum() {
+            what.push(format!(
+                "its {} payload of {} does not match its checksum (stored {:#010x}, computed {computed:#010x}; rule R50)",
+                dtype_name(e.dtype()),
+                size_words(e.byte_len()),
+                e.checksum()
+            ));
+        } else if let Some(nested) = e.nested() {
+            if let Err(err) = nested.verify() {
+                what.push(format!("its nested container is corrupt: {err}"));
+            }
+        }
+        if !what.is_empty() {
+            problems.push(Problem { entry: e.index(), name: e.name().to_owned(), what: what.join("; ") });
+        }
+        cursor = e.range().end;
+    }
+    problems
+}
+
+fn checksum(e: &Entry<'_>, progress: &mut dyn FnMut(u64)) -> u32 {
+    let mut crc = Crc32::new();
+    for chunk in e.payload().chunks(CHECK_CHUNK) {
+        crc.update(chunk);
+        progress(chunk.len() as u64);
+    }
+    crc.finish()
+}
+
+/// Bytes read from a data file per write call.
+const WRITE_CHUNK: usize = 1024 * 1024;
+
+/// Where one output entry's payload comes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Payload<'a> {
+    /// Bytes already in memory or mapped.
+    Bytes(&'a [u8]),
+    /// A file streamed in chunks; it must still have `length` bytes.
+    File(&'a Path),
+    /// Big-endian elements of `width` bytes, byte-swapped to little-endian in chunks on the way through.
+    Swapped {
+        /// The stored elements.
+        bytes: &'a [u8],
+        /// Bytes per element (1, 2, 4 or 8).
+        width: usize,
+    },
+}
+
+/// One entry to write.
+#[derive(Debug, Clone)]
+pub(crate) struct OutEntry<'a> {
+    /// Entry name: borrowed from the input, or owned when the input's parser gives owned names.
+    pub name: Cow<'a, str>,
+    /// Element type.
+    pub dtype: Dtype,
+    /// Shape, outermost first.
+    pub shape: Vec<u64>,
+    /// Payload alignment.
+    pub alignment: u32,
+    /// Load address.
+    pub target: Option<u64>,
+    /// Payload length in bytes.
+    pub length: u64,
+    /// The payload.
+    pub payload: Payload<'a>,
+}
+
+/// Streams `model` as a container to `out` through [`SeekWriter`] and an [`AtomicFile`]: memory stays
+/// O(table), and `out` holds either its old content or the complete new container. This is the one write
+/// path of every command that produces a container.
+///
+/// # Errors
+/// [`Kind::Io`] for I/O failures; [`Kind::Input`] for what the writer refuses (its message names the rule).
+pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
+    let Model { compat_flags, entries, metadata } = model;
+    let writer_error = |e: WriteError<std::io::Error>| match e {
+        WriteError::Io(io) => CliError::io("cannot write", out, &io),
+        other => CliError::input(format!("cannot write {}: {other}", out.display())),
+    };
+    let mut file =
+        AtomicFile::create(out).map_err(|e| CliError::io("cannot create a file next to", out, &e))?;
+    {
+        let mut w = SeekWriter::new(file.sink(), VecTables::new());
+        w.set_compat_flags(*compat_flags);
+        for e in entries {
+            let mut decl = EntryDecl::new(&e.name, e.dtype, &e.shape).with_alignment(e.alignment);
+            if let Some(t) = e.target {
+                decl = decl.with_target(t);
+            }
+            w.declare(decl).map_err(|err| {
+                CliError::input(format!("cannot write entry {:?} to {}: {err}", e.name, out.display()))
+            })?;
+        }
+        for (key, value) in metadata {
+            value.with_value(|v| w.meta(key, v)).map_err(|err| {
+                CliError::input(format!("cannot write metadata {key:?} to {}: {err}", out.display()))
+            })?;
+        }
+        let total = entries.iter().map(|e| e.length).sum();
+        let bar = crate::progress::bytes(total, "writing", quiet);
+        let mut buffer = Vec::new();
+        for e in entries {
+            match e.payload {
+                Payload::Bytes(bytes) => {
+                    for chunk in bytes.chunks(WRITE_CHUNK) {
+                        w.write(chunk).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
+                Payload::Swapped { bytes, width } => {
+                    for chunk in bytes.chunks(WRITE_CHUNK - WRITE_CHUNK % width.max(1)) {
+                        buffer.clear();
+                        buffer.extend_from_slice(chunk);
+                        for element in buffer.chunks_mut(width.max(1)) {
+                            element.reverse();
+                        }
+                        w.write(&buffer).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
+                Payload::File(path) => {
+                    buffer.resize(WRITE_CHUNK, 0);
+                    let mut f = File::open(path).map_err(|err| CliError::io("cannot read", path, &err))?;
+                    let mut seen = 0u64;
+                    loop {
+                        let n = f.read(&mut buffer).map_err(|err| CliError::io("cannot read", path, &err))?;
+                        if n == 0 {
+                            break;
+                        }
+                        seen += n as u64;
+                        if seen > e.length {
+                            break;
+                        }
+                        w.write(&buffer[..n]).map_err(writer_error)?;
+                        bar.inc(n as u64);
+                    }
+                    if seen != e.length {
+                        return Err(CliError::new(
+                            Kind::Input,
+                            format!(
+                                "{} changed while it was being packed: it was {} and is now {} or more",
+                                path.display(),
+                                size_words(e.length),
+                                size_words(seen)
+                            ),
+                        ));
+                    }
+                }
+            }
+            w.end_entry().map_err(writer_error)?;
+        }
+        w.finish().map_err(writer_error)?;
+        bar.finish_and_clear();
+    }
+    file.commit().map_err(|e| CliError::io("cannot save", out, &e))
+}

@@ -1,0 +1,369 @@
+//! The parser: a cursor over untrusted bytes that validates the whole file in one pass.
+
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+
+use crate::error::GgufError;
+use crate::file::{Gguf, GgufArray, GgufTensor, GgufValue};
+use crate::format::{
+    min_encoded_size, GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_ARRAY_DEPTH, MAX_DIMS, T_ARRAY,
+    T_BOOL, T_F32, T_F64, T_I16, T_I32, T_I64, T_I8, T_STRING, T_U16, T_U32, T_U64, T_U8,
+};
+
+/// Parses and validates the whole GGUF file `bytes` (typically memory-mapped), borrowing strings and tensor
+/// data from it.
+///
+/// On success every metadata key and tensor name is unique and nonempty, every tensor has 1 to 4
+/// dimensions, a known type, an aligned offset, and data inside `bytes` of exactly the size its shape and
+/// type give, and no two tensors overlap. Bytes between and after tensors, and padding contents, are not
+/// looked at.
+///
+/// # Errors
+/// A [`GgufError`] for the first problem found; see its variants.
+pub fn parse(bytes: &[u8]) -> Result<Gguf<'_>, GgufError> {
+    let mut r = Reader { bytes, pos: 0, big_endian: false };
+    let (version, tensor_count, kv_count) = r.header()?;
+    let metadata = r.metadata(kv_count)?;
+    let alignment = alignment(&metadata)?;
+    let infos = r.tensor_infos(tensor_count)?;
+    let data_offset = r.data_offset(alignment, !infos.is_empty())?;
+    let tensors = infos
+        .into_iter()
+        .map(|info| info.locate(bytes, data_offset, alignment))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_overlaps(&tensors)?;
+    Ok(Gguf { version, alignment, metadata, tensors, big_endian: r.big_endian, data_offset })
+}
+
+/// `general.alignment` from `metadata`, or the default; the key itself is not removed.
+fn alignment(metadata: &[(&str, GgufValue<'_>)]) -> Result<u64, GgufError> {
+    match metadata.iter().find(|(k, _)| *k == ALIGNMENT_KEY) {
+        None => Ok(DEFAULT_ALIGNMENT),
+        Some((_, GgufValue::U32(a))) if a.is_power_of_two() => Ok(u64::from(*a)),
+        Some((_, GgufValue::U32(a))) => Err(GgufError::BadAlignment(*a)),
+        Some((_, other)) => Err(GgufError::AlignmentType { found: other.type_name() }),
+    }
+}
+
+/// A tensor info as read, before its data is located.
+struct TensorInfo<'a> {
+    name: &'a str,
+    dims: Vec<u64>,
+    ggml_type: GgmlType,
+    /// Relative to the data section.
+    offset: u64,
+    size: u64,
+}
+
+impl<'a> TensorInfo<'a> {
+    /// The tensor, with its data found in `bytes` whose data section starts at `data_offset`.
+    fn locate(self, bytes: &'a [u8], data_offset: u64, alignment: u64) -> Result<GgufTensor<'a>, GgufError> {
+        if self.offset.checked_rem(alignment) != Some(0) {
+            return Err(GgufError::MisalignedTensor {
+                tensor: self.name.into(),
+                offset: self.offset,
+                alignment,
+            });
+        }
+        let out_of_bounds = || GgufError::TensorOutOfBounds {
+            tensor: self.name.into(),
+            offset: self.offset,
+            size: self.size,
+            data_offset,
+            file_len: to_u64(bytes.len()),
+        };
+        let start = data_offset.checked_add(self.offset).ok_or_else(out_of_bounds)?;
+        let end = start.checked_add(self.size).ok_or_else(out_of_bounds)?;
+        let range = usize::try_from(start).ok().zip(usize::try_from(end).ok()).ok_or_else(out_of_bounds)?;
+        let data = bytes.get(range.0..range.1).ok_or_else(out_of_bounds)?;
+        Ok(GgufTensor { name: self.name, dims: self.dims, ggml_type: self.ggml_type, offset: start, data })
+    }
+}
+
+/// Fails if two tensors with data share a byte. Sorting keeps this O(n log n) in the tensor count.
+fn check_overlaps(tensors: &[GgufTensor<'_>]) -> Result<(), GgufError> {
+    let mut spans: Vec<(u64, u64, &str)> = tensors
+        .iter()
+        .filter(|t| !t.data.is_empty())
+        .map(|t| (t.offset, t.offset.saturating_add(to_u64(t.data.len())), t.name))
+        .collect();
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        if let [(_, end, first), (start, _, second)] = pair {
+            if start < end {
+                return Err(GgufError::OverlappingTensors {
+                    first: (*first).into(),
+                    second: (*second).into(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error for an item `what` starting at `at` that the input cannot hold.
+fn truncated(what: &'static str, at: usize) -> GgufError {
+    GgufError::Truncated { what, offset: to_u64(at) }
+}
+
+/// A `usize` as a `u64` (lossless on every platform Rust supports; saturating just in case).
+fn to_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// A cursor over the input. Every read either consumes exactly what it returns or fails with the offset of
+/// the item it was reading.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// Numbers are big-endian (told by the version field, which the header reads first).
+    big_endian: bool,
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    /// The next `n` bytes.
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], GgufError> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        let (head, _) = rest.split_at_checked(n).ok_or_else(|| truncated(what, self.pos))?;
+        self.pos = self.pos.saturating_add(n);
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], GgufError> {
+        let at = self.pos;
+        let head = self.take(N, what)?;
+        let mut bytes = <[u8; N]>::try_from(head).map_err(|_| truncated(what, at))?;
+        // Numbers are then decoded little-endian: reversing a big-endian one first reads it right.
+        if self.big_endian {
+            bytes.reverse();
+        }
+        Ok(bytes)
+    }
+
+    fn u8(&mut self, what: &'static str) -> Result<u8, GgufError> {
+        self.array::<1>(what).map(u8::from_le_bytes)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, GgufError> {
+        self.array(what).map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, GgufError> {
+        self.array(what).map(u64::from_le_bytes)
+    }
+
+    /// A string: a u64 byte length, then that many bytes of UTF-8.
+    fn string(&mut self, what: &'static str) -> Result<&'a str, GgufError> {
+        let at = self.pos;
+        let len = self.u64(what)?;
+        let len = usize::try_from(len).map_err(|_| truncated(what, at))?;
+        let raw = self.take(len, what).map_err(|_| truncated(what, at))?;
+        core::str::from_utf8(raw).map_err(|_| GgufError::InvalidUtf8 { what, offset: to_u64(at) })
+    }
+
+    /// The header: version, tensor count and metadata count.
+    fn header(&mut self) -> Result<(u32, u64, u64), GgufError> {
+        // A nonempty prefix of the magic is a truncated GGUF file; anything else is not one at all.
+        let prefix = self.bytes.get(..4).unwrap_or(self.bytes);
+        if prefix.is_empty() || !MAGIC.starts_with(prefix) {
+            return Err(GgufError::BadMagic);
+        }
+        self.take(4, "magic")?;
+        let mut version = self.u32("header")?;
+        match version {
+            2 | 3 => {}
+            // Written by a big-endian writer: the version reads byte-swapped, and so will every number.
+            _ if matches!(version.swap_bytes(), 2 | 3) => {
+                self.big_endian = true;
+                version = version.swap_bytes();
+            }
+            _ => return Err(GgufError::UnsupportedVersion(version)),
+        }
+        Ok((version, self.u64("header")?, self.u64("header")?))
+    }
+
+    /// `count` key-value pairs. The vector grows as pairs are read, so a huge `count` fails as truncation.
+    fn metadata(&mut self, count: u64) -> Result<Vec<(&'a str, GgufValue<'a>)>, GgufError> {
+        let mut seen = BTreeSet::new();
+        let mut metadata = Vec::new();
+        for _ in 0..count {
+            let at = self.pos;
+            let key = self.string("metadata key")?;
+            if key.is_empty() {
+                return Err(GgufError::EmptyKey { offset: to_u64(at) });
+            }
+            if !seen.insert(key) {
+                return Err(GgufError::DuplicateKey(key.into()));
+            }
+            let code = self.u32("metadata value type")?;
+            let value = self.value(code, key)?;
+            metadata.push((key, value));
+        }
+        Ok(metadata)
+    }
+
+    /// One value of type `code`, under metadata key `key`.
+    fn value(&mut self, code: u32, key: &str) -> Result<GgufValue<'a>, GgufError> {
+        const W: &str = "metadata value";
+        Ok(match code {
+            T_U8 => GgufValue::U8(self.u8(W)?),
+            T_I8 => GgufValue::I8(self.array(W).map(i8::from_le_bytes)?),
+            T_U16 => GgufValue::U16(self.array(W).map(u16::from_le_bytes)?),
+            T_I16 => GgufValue::I16(self.array(W).map(i16::from_le_bytes)?),
+            T_U32 => GgufValue::U32(self.u32(W)?),
+            T_I32 => GgufValue::I32(self.array(W).map(i32::from_le_bytes)?),
+            T_F32 => GgufValue::F32(self.array(W).map(f32::from_le_bytes)?),
+            T_BOOL => GgufValue::Bool(self.bool(key)?),
+            T_STRING => GgufValue::String(self.string("string value")?),
+            T_U64 => GgufValue::U64(self.u64(W)?),
+            T_I64 => GgufValue::I64(self.array(W).map(i64::from_le_bytes)?),
+            T_F64 => GgufValue::F64(self.array(W).map(f64::from_le_bytes)?),
+            T_ARRAY => GgufValue::Array(self.gguf_array(key, 1)?),
+            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
+        })
+    }
+
+    fn bool(&mut self, key: &str) -> Result<bool, GgufError> {
+        byte_to_bool(self.u8("metadata value")?, key)
+    }
+
+    /// An array (element type, count, elements) at nesting level `depth` (1 for a top-level array).
+    fn gguf_array(&mut self, key: &str, depth: usize) -> Result<GgufArray<'a>, GgufError> {
+        if depth > MAX_ARRAY_DEPTH {
+            return Err(GgufError::ArrayTooDeep { key: key.into() });
+        }
+        let at = self.pos;
+        let code = self.u32("array header")?;
+        let count = self.u64("array header")?;
+        let min =
+            min_encoded_size(code).ok_or_else(|| GgufError::UnknownValueType { key: key.into(), code })?;
+        // Every element takes at least `min` bytes: refuse counts the input cannot hold before reserving.
+        let n = count
+            .checked_mul(min)
+            .filter(|&need| need <= to_u64(self.remaining()))
+            .and_then(|_| usize::try_from(count).ok())
+            .ok_or_else(|| truncated("array", at))?;
+        Ok(match code {
+            T_U8 => GgufArray::U8(self.take(n, "array elements")?.to_vec()),
+            T_I8 => GgufArray::I8(self.fixed(n, i8::from_le_bytes)?),
+            T_U16 => GgufArray::U16(self.fixed(n, u16::from_le_bytes)?),
+            T_I16 => GgufArray::I16(self.fixed(n, i16::from_le_bytes)?),
+            T_U32 => GgufArray::U32(self.fixed(n, u32::from_le_bytes)?),
+            T_I32 => GgufArray::I32(self.fixed(n, i32::from_le_bytes)?),
+            T_F32 => GgufArray::F32(self.fixed(n, f32::from_le_bytes)?),
+            T_BOOL => GgufArray::Bool(
+                self.take(n, "array elements")?
+                    .iter()
+                    .map(|&b| byte_to_bool(b, key))
+                    .collect::<Result<_, _>>()?,
+            ),
+            T_U64 => GgufArray::U64(self.fixed(n, u64::from_le_bytes)?),
+            T_I64 => GgufArray::I64(self.fixed(n, i64::from_le_bytes)?),
+            T_F64 => GgufArray::F64(self.fixed(n, f64::from_le_bytes)?),
+            T_STRING => GgufArray::String(self.repeat(n, |r| r.string("string in an array"))?),
+            T_ARRAY => GgufArray::Array(self.repeat(n, |r| r.gguf_array(key, depth.saturating_add(1)))?),
+            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
+        })
+    }
+
+    /// `n` fixed-size little-endian numbers.
+    fn fixed<const N: usize, T>(&mut self, n: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>, GgufError> {
+        let at = self.pos;
+        let len = n.checked_mul(N).ok_or_else(|| truncated("array elements", at))?;
+        let raw = self.take(len, "array elements")?;
+        let big_endian = self.big_endian;
+        // `chunks_exact` yields only N-byte chunks, so the conversion never fails.
+        Ok(raw
+            .chunks_exact(N)
+            .filter_map(|c| <[u8; N]>::try_from(c).ok())
+            .map(|mut c| {
+                if big_endian {
+                    c.reverse();
+                }
+                from(c)
+            })
+            .collect())
+    }
+
+    /// `n` items read by `item`. The caller has checked that the input can hold `n` items, so reserving them
+    /// up front is bounded by the input's size.
+    fn repeat<T>(
+        &mut self,
+        n: usize,
+        mut item: impl FnMut(&mut Self) -> Result<T, GgufError>,
+    ) -> Result<Vec<T>, GgufError> {
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push(item(self)?);
+        }
+        Ok(items)
+    }
+
+    /// `count` tensor infos, sizes computed. The vector grows as infos are read (each takes at least 32
+    /// bytes), so a huge `count` fails as truncation.
+    fn tensor_infos(&mut self, count: u64) -> Result<Vec<TensorInfo<'a>>, GgufError> {
+        let mut seen = BTreeSet::new();
+        let mut infos = Vec::new();
+        for index in 0..count {
+            let info = self.tensor_info(index)?;
+            if !seen.insert(info.name) {
+                return Err(GgufError::DuplicateTensor(info.name.into()));
+            }
+            infos.push(info);
+        }
+        Ok(infos)
+    }
+
+    fn tensor_info(&mut self, index: u64) -> Result<TensorInfo<'a>, GgufError> {
+        let name = self.string("tensor name")?;
+        if name.is_empty() {
+            return Err(GgufError::EmptyTensorName { index });
+        }
+        let n_dims = self.u32("tensor dimension count")?;
+        if !(1..=MAX_DIMS).contains(&n_dims) {
+            return Err(GgufError::BadDims { tensor: name.into(), n_dims });
+        }
+        let dims = (0..n_dims).map(|_| self.u64("tensor dimensions")).collect::<Result<Vec<_>, _>>()?;
+        let code = self.u32("tensor type")?;
+        let ggml_type = GgmlType::from_code(code).ok_or_else(|| match GgmlType::removed_name(code) {
+            Some(removed) => GgufError::RemovedTensorType { tensor: name.into(), code, name: removed },
+            None => GgufError::UnknownTensorType { tensor: name.into(), code },
+        })?;
+        let offset = self.u64("tensor offset")?;
+        let size = tensor_size(name, &dims, ggml_type)?;
+        Ok(TensorInfo { name, dims, ggml_type, offset, size })
+    }
+
+    /// The data section's offset: the current position rounded up to `alignment`. ggml requires the padding
+    /// to be present only when there are tensors.
+    fn data_offset(&self, alignment: u64, has_tensors: bool) -> Result<u64, GgufError> {
+        let at = to_u64(self.pos);
+        let aligned = at.checked_next_multiple_of(alignment).ok_or_else(|| truncated("padding", self.pos))?;
+        if has_tensors && aligned > to_u64(self.bytes.len()) {
+            return Err(truncated("padding before the tensor data", self.pos));
+        }
+        Ok(aligned)
+    }
+}
+
+/// A stored boolean: strictly 0 or 1 (ggml reads any nonzero byte as true; gguf-py writes only 0 and 1).
+fn byte_to_bool(b: u8, key: &str) -> Result<bool, GgufError> {
+    match b {
+        0 => Ok(false),
+        1 => Ok(true),
+        value => Err(GgufError::InvalidBool { key: key.into(), value }),
+    }
+}
+
+/// The byte size of tensor `name`, distinguishing a row length that is not a block multiple from overflow.
+fn tensor_size(name: &str, dims: &[u64], ggml_type: GgmlType) -> Result<u64, GgufError> {
+    let ne0 = dims.first().copied().unwrap_or(0);
+    if ne0.checked_rem(ggml_type.block_size()) != Some(0) {
+        return Err(GgufError::RowNotBlockMultiple { tensor: name.into(), ggml_type, ne0 });
+    }
+    ggml_type.tensor_size(dims).ok_or_else(|| GgufError::TensorTooLarge { tensor: name.into() })
+}
