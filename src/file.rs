@@ -22,11 +22,11 @@ const FILE_BUFFER: usize = 256 * 1024;
 /// file, never a partial one. Dropped without `commit`, the temporary file is deleted.
 ///
 /// ```
-/// use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecTables};
+/// use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("model.tpack");
 /// let mut file = AtomicFile::create(&path)?;
-/// let mut writer = SeekWriter::new(file.sink(), VecTables::new());
+/// let mut writer = SeekWriter::new(file.sink(), VecBookkeeping);
 /// writer.declare(EntryDecl::new("w", Dtype::U8, &[3]))?;
 /// writer.write_entry(&[1, 2, 3])?;
 /// drop(writer.finish()?);

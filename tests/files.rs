@@ -84,7 +84,7 @@ fn a_mapped_file_opens_validates_and_prefetches() {
 
 mod through_files {
     use proptest::prelude::*;
-    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, NewEntry, SeekWriter, VecBookkeeping};
+    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]

@@ -156,7 +156,7 @@ fn write_sparse_container(path: &Path, total: u64) {
         }
     }
     let file = std::fs::File::create(path).unwrap();
-    let mut w = tpack::SeekWriter::new(Sparse(file, 0), tpack::VecTables::new());
+    let mut w = tpack::SeekWriter::new(Sparse(file, 0), tpack::VecBookkeeping);
     let names: Vec<String> = (0..4).map(|i| format!("blocks.{i}.weight")).collect();
     for n in &names {
         w.declare(tpack::EntryDecl::new(n, tpack::Dtype::U8, &[total / 4])).unwrap();

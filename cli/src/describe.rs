@@ -76,6 +76,7 @@ pub fn container_json(c: &Container<'_>) -> Value {
     let entries: Vec<Value> = c.entries().map(|e| entry_json(&e)).collect();
     let metadata: Vec<Value> = c
         .metadata()
+        .iter()
         .map(|(key, value)| json!({"key": key, "type": meta_type_json(&value), "value": meta_value_json(&value)}))
         .collect();
     json!({

@@ -23,9 +23,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value as Json};
 use tpack::format::{
-    Storage, DEFAULT_ALIGNMENT, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK,
+    Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK,
 };
-use tpack::{Container, Dtype, Value};
+use tpack::zerocopy::little_endian::{F64, I64, U64};
+use tpack::{Container, Dtype, MetaValue, ShapeError, StringArray};
 
 use crate::error::{CliError, Result};
 
@@ -89,20 +90,20 @@ pub enum OwnedValue {
 
 impl OwnedValue {
     /// Calls `f` with the writer's view of this value.
-    pub fn with_value<R>(&self, f: impl FnOnce(Value<'_>) -> R) -> R {
+    pub fn with_value<R>(&self, f: impl FnOnce(MetaValue<'_>) -> R) -> R {
         match self {
-            OwnedValue::U64(v) => f(Value::U64(*v)),
-            OwnedValue::I64(v) => f(Value::I64(*v)),
-            OwnedValue::F64(v) => f(Value::F64(*v)),
-            OwnedValue::Bool(v) => f(Value::Bool(*v)),
-            OwnedValue::String(s) => f(Value::String(s)),
-            OwnedValue::Bytes(b) => f(Value::Bytes(b)),
-            OwnedValue::U64Array(a) => f(Value::U64Array(a)),
-            OwnedValue::I64Array(a) => f(Value::I64Array(a)),
-            OwnedValue::F64Array(a) => f(Value::F64Array(a)),
+            OwnedValue::U64(v) => f(MetaValue::U64(*v)),
+            OwnedValue::I64(v) => f(MetaValue::I64(*v)),
+            OwnedValue::F64(v) => f(MetaValue::F64(*v)),
+            OwnedValue::Bool(v) => f(MetaValue::Bool(*v)),
+            OwnedValue::String(s) => f(MetaValue::String(s)),
+            OwnedValue::Bytes(b) => f(MetaValue::Bytes(b)),
+            OwnedValue::U64Array(a) => f(MetaValue::U64Array(&a.iter().map(|&v| U64::new(v)).collect::<Vec<_>>())),
+            OwnedValue::I64Array(a) => f(MetaValue::I64Array(&a.iter().map(|&v| I64::new(v)).collect::<Vec<_>>())),
+            OwnedValue::F64Array(a) => f(MetaValue::F64Array(&a.iter().map(|&v| F64::new(v)).collect::<Vec<_>>())),
             OwnedValue::StringArray(items) => {
                 let refs: Vec<&str> = items.iter().map(String::as_str).collect();
-                f(Value::StringArray(&refs))
+                f(MetaValue::StringArray(StringArray::new(&refs)))
             }
         }
     }
@@ -438,7 +439,7 @@ impl Fields {
         if let Some(t) = target {
             check_target(t, size, address_bits).map_err(|why| ("target", why))?;
         }
-        if dtype == Dtype::Container {
+        if dtype == Dtype::CONTAINER {
             check_nested(&source).map_err(|why| ("file", why))?;
         }
         Ok((shape, source))
@@ -447,9 +448,9 @@ impl Fields {
 
 /// The shape given, or for RAW and CONTAINER entries, which may leave it out, the payload's byte length.
 fn resolve_shape(shape: Option<Vec<u64>>, dtype: Dtype, size: u64) -> std::result::Result<Vec<u64>, String> {
-    match (shape, dtype.storage()) {
+    match (shape, dtype.packing()) {
         (Some(shape), _) => Ok(shape),
-        (None, Some(Storage::Bytes)) => Ok(vec![size]),
+        (None, Some(Packing::Bytes)) => Ok(vec![size]),
         (None, _) => Err("is missing; only RAW and CONTAINER entries may leave it out".to_owned()),
     }
 }
@@ -490,36 +491,22 @@ fn integer_number(v: &Json) -> std::result::Result<u64, String> {
     }
 }
 
-/// Payload bytes that `dtype` and `shape` give (spec §4.1), or why they give none.
+/// Payload bytes that `dtype` and `shape` give (spec §4.1, [`Dtype::byte_len`]), or why they give none, in
+/// words.
 pub fn expected_length(dtype: Dtype, shape: &[u64]) -> std::result::Result<u64, String> {
-    let count = shape
-        .iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| format!("{shape:?} has more than 2^64 - 1 elements"))?;
-    match dtype.storage() {
-        Some(Storage::Element(bytes)) => count
-            .checked_mul(bytes)
-            .ok_or_else(|| format!("{shape:?} of {} is more than 2^64 - 1 bytes", dtype_label(dtype))),
-        Some(Storage::Block { block_elems, block_bytes }) => {
-            let Some(&inner) = shape.last() else {
-                return Err(format!("{} needs at least one dimension", dtype_label(dtype)));
-            };
-            if inner % block_elems != 0 {
-                return Err(format!(
-                    "the innermost dimension {inner} of a {} entry must be a multiple of its block size {block_elems}",
-                    dtype_label(dtype)
-                ));
-            }
-            (count / block_elems)
-                .checked_mul(block_bytes)
-                .ok_or_else(|| format!("{shape:?} of {} is more than 2^64 - 1 bytes", dtype_label(dtype)))
-        }
-        Some(Storage::Bytes) => match shape {
-            [len] => Ok(*len),
-            _ => Err(format!("a {} entry has exactly one dimension, its byte length", dtype_label(dtype))),
+    let label = dtype_label(dtype);
+    dtype.byte_len(shape).map_err(|e| match e {
+        ShapeError::Overflow => format!("{shape:?} of {label} is more than 2^64 - 1 elements or bytes"),
+        ShapeError::PartialBlock => match (shape.last(), dtype.packing()) {
+            (Some(inner), Some(Packing::Block { block_elems, .. })) => format!(
+                "the innermost dimension {inner} of a {label} entry must be a multiple of its block size {block_elems}"
+            ),
+            _ => format!("{label} needs at least one dimension"),
         },
-        _ => Err(format!("{} has no known size", dtype_label(dtype))),
-    }
+        ShapeError::NotRankOne => format!("a {label} entry has exactly one dimension, its byte length"),
+        ShapeError::RankTooLarge => format!("{shape:?} has more than {MAX_RANK} dimensions"),
+        _ => format!("{label} has no known size"),
+    })
 }
 
 fn source_of(
@@ -613,8 +600,8 @@ fn encode_numbers(dtype: Dtype, items: &[Json]) -> std::result::Result<Vec<u8>, 
             Dtype::U64 => out.extend((int(0, u64::MAX.into())? as u64).to_le_bytes()),
             Dtype::U32 => out.extend((int(0, u32::MAX.into())? as u32).to_le_bytes()),
             Dtype::U16 => out.extend((int(0, u16::MAX.into())? as u16).to_le_bytes()),
-            Dtype::U8 | Dtype::Raw => out.push(int(0, u8::MAX.into())? as u8),
-            Dtype::Bool => match v {
+            Dtype::U8 | Dtype::RAW => out.push(int(0, u8::MAX.into())? as u8),
+            Dtype::BOOL => match v {
                 Json::Bool(b) => out.push(u8::from(*b)),
                 _ => out.push(int(0, 1)? as u8),
             },

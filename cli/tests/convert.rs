@@ -39,7 +39,7 @@ fn safetensors_to_tpack_keeps_every_tensor_and_the_metadata() {
         assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}");
     }
     for (key, value) in expected["model.safetensors"]["metadata"].as_object().unwrap() {
-        assert_eq!(c.meta(key), Some(MetaValue::String(value.as_str().unwrap())), "{key}");
+        assert_eq!(c.metadata().get(key), Some(MetaValue::String(value.as_str().unwrap())), "{key}");
     }
 }
 
@@ -68,9 +68,9 @@ fn check_gguf(fixture_name: &str) {
         assert_eq!(e.offset() % 64, 0, "{name}");
     }
     let metadata = expected[fixture_name]["metadata"].as_object().unwrap();
-    assert_eq!(c.metadata().count(), metadata.len());
+    assert_eq!(c.metadata().iter().count(), metadata.len());
     for (key, m) in metadata {
-        let got = c.meta(key).unwrap_or_else(|| panic!("metadata {key} missing"));
+        let got = c.metadata().get(key).unwrap_or_else(|| panic!("metadata {key} missing"));
         let want = match m["item_type"].as_str() {
             // tpack has no bool[]: a GGUF bool array becomes a u64[] of 0 and 1.
             Some("BOOL") => json!(m["value"]

@@ -4,16 +4,17 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use tpack::{Builder, Container, Dtype, NewEntry, Value as Meta};
+use tpack::zerocopy::little_endian::U64;
+use tpack::{Builder, Container, Dtype, EntryDecl, MetaValue, NewEntry};
 
 fn sample() -> Vec<u8> {
     let mut b = Builder::new();
     b.push(NewEntry::new("layers.0.attn.q", Dtype::F32, &[2, 2], &[0; 16])).unwrap();
     b.push(NewEntry::new("layers.0.attn.k", Dtype::F32, &[2, 2], &[1; 16])).unwrap();
     b.push(NewEntry::new("layers.1/mlp", Dtype::I8, &[3], &[1, 2, 3])).unwrap();
-    b.push(NewEntry::new("boot", Dtype::Raw, &[4], &[9; 4]).with_target(0x2000_0000)).unwrap();
-    b.meta("arch", Meta::String("mlp")).unwrap();
-    b.meta("sizes", Meta::U64Array(&[784, 10])).unwrap();
+    b.push(EntryDecl::new("boot", Dtype::RAW, &[4]).with_target(0x2000_0000).with_data(&[9; 4])).unwrap();
+    b.metadata("arch", MetaValue::String("mlp")).unwrap();
+    b.metadata("sizes", MetaValue::U64Array(&[U64::new(784), U64::new(10)])).unwrap();
     b.finish().unwrap()
 }
 

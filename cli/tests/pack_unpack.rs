@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::*;
 use serde_json::{json, Value};
-use tpack::{Builder, Container, Dtype, MetaValue, NewEntry, Value as Meta};
+use tpack::{Builder, Container, Dtype, MetaValue, NewEntry};
 
 fn write_manifest(dir: &Path, manifest: &Value) -> std::path::PathBuf {
     let path = dir.join("manifest.json");
@@ -72,11 +72,11 @@ fn pack_builds_what_the_manifest_says() {
         (&[4u64][..], Some(4096), &[0xde, 0xad, 0xbe, 0xef][..])
     );
     assert_eq!(c.get("q").unwrap().byte_len(), 34);
-    assert!(matches!(c.meta("nan"), Some(MetaValue::F64(v)) if v.to_bits() == 0x7ff8000000000001));
-    assert_eq!(c.meta("name"), Some(MetaValue::String("mnist")));
-    assert_eq!(c.meta("neg"), Some(MetaValue::I64(-5)));
-    assert_eq!(c.meta("blob"), Some(MetaValue::Bytes(&[0, 255])));
-    assert!(matches!(c.meta("ws"), Some(MetaValue::F64Array(a)) if a[1].get() == f64::NEG_INFINITY));
+    assert!(matches!(c.metadata().get("nan"), Some(MetaValue::F64(v)) if v.to_bits() == 0x7ff8000000000001));
+    assert_eq!(c.metadata().get("name"), Some(MetaValue::String("mnist")));
+    assert_eq!(c.metadata().get("neg"), Some(MetaValue::I64(-5)));
+    assert_eq!(c.metadata().get("blob"), Some(MetaValue::Bytes(&[0, 255])));
+    assert!(matches!(c.metadata().get("ws"), Some(MetaValue::F64Array(a)) if a[1].get() == f64::NEG_INFINITY));
 
     // unpack → pack gives the identical file.
     let files = dir.path().join("files");
@@ -296,7 +296,7 @@ fn hostile_entry_names_stay_inside_the_output_directory() {
     for (i, name) in names.iter().enumerate() {
         b.push(NewEntry::new(name, Dtype::U8, &[1], &[i as u8])).unwrap();
     }
-    b.meta("k", Meta::String("v")).unwrap();
+    b.metadata("k", MetaValue::String("v")).unwrap();
     let bytes = b.finish().unwrap();
     let root = tempfile::tempdir().unwrap();
     let input = root.path().join("hostile.tpack");
@@ -375,7 +375,7 @@ fn nested_containers_unpack_and_repack() {
     inner.push(NewEntry::new("x", Dtype::F32, &[1], &1.5f32.to_le_bytes())).unwrap();
     let inner = inner.finish().unwrap();
     let mut outer = Builder::new();
-    outer.push(NewEntry::new("sub", Dtype::Container, &[inner.len() as u64], &inner)).unwrap();
+    outer.push(NewEntry::new("sub", Dtype::CONTAINER, &[inner.len() as u64], &inner)).unwrap();
     let bytes = outer.finish().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("n.tpack");

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tpack::{Container, EntryDecl, MetaValue, StreamWriter, Value, VecTables, WriteError};
+use tpack::{Container, EntryDecl, MetaValue, StreamWriter, Value, VecBookkeeping, WriteError};
 use tpack_fuzz::{EntryModel, MetaModel};
 
 #[derive(arbitrary::Arbitrary, Debug)]
@@ -53,7 +53,7 @@ fuzz_target!(|input: Input| {
             _ => Vec::new(),
         })
         .collect();
-    let mut w = StreamWriter::new(Vec::new(), VecTables::new());
+    let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     let mut payloads = Vec::new();
     let mut shapes = Vec::new();
     for e in &input.entries {
@@ -71,7 +71,7 @@ fuzz_target!(|input: Input| {
         }
     }
     for ((k, m), strs) in input.meta.iter().zip(&strs) {
-        if w.meta(k, value(m, strs)).is_err() {
+        if w.metadata(k, value(m, strs)).is_err() {
             return;
         }
     }
@@ -99,6 +99,6 @@ fuzz_target!(|input: Input| {
         assert_eq!(got.payload(), &payload[..]);
     }
     for (k, m) in &input.meta {
-        assert!(same(m, c.meta(k).expect("every key is found")), "{k}");
+        assert!(same(m, c.metadata().get(k).expect("every key is found")), "{k}");
     }
 });

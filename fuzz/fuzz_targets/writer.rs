@@ -80,8 +80,8 @@ macro_rules! drive {
                     d.target = e.target;
                     $w.declare(d)
                 }
-                Call::DeclareOpenEnded(name, a) => $w.declare(EntryDecl::open_ended(name, tpack::Dtype::Raw).with_alignment(1 << (a % 17))),
-                Call::Meta(k, v) => $w.meta(k, Value::U64(*v)),
+                Call::DeclareOpenEnded(name, a) => $w.declare(EntryDecl::open_ended(name, tpack::Dtype::RAW).with_alignment(1 << (a % 17))),
+                Call::Meta(k, v) => $w.metadata(k, Value::U64(*v)),
                 Call::Write(n) => $w.write(&vec![0xa5; usize::from(*n % 300)]),
                 Call::EndEntry => $w.end_entry(),
             };
@@ -98,11 +98,11 @@ macro_rules! drive {
 fuzz_target!(|input: Input| {
     let mut sink = Sink { fail_at: input.fail_at.map(usize::from), ..Sink::default() };
     let (failed, finished) = if input.seekable {
-        let mut w = SeekWriter::new(&mut sink, HeaplessTables::<8, 256>::new());
+        let mut w = SeekWriter::new(&mut sink, FixedBookkeeping::<8, 256>);
         let failed = drive!(w, &input.calls);
         (failed, w.finish().is_ok())
     } else {
-        let mut w = StreamWriter::new(&mut sink, HeaplessTables::<8, 256>::new());
+        let mut w = StreamWriter::new(&mut sink, FixedBookkeeping::<8, 256>);
         let failed = drive!(w, &input.calls);
         (failed, w.finish().is_ok())
     };

@@ -15,7 +15,7 @@ pub fn touch_everything(c: &Container<'_>) {
         let _ = (e.le::<F64>(), e.le::<F32>(), e.le::<I64>(), e.le::<I32>(), e.le::<I16>());
         let _ = (e.le::<U64>(), e.le::<U32>(), e.le::<U16>());
         let _ = (e.native::<f32>(), e.native::<u8>(), e.native::<i64>(), e.native::<u16>());
-        assert_eq!(c.get(e.name()).map(|f| f.index()), Some(e.index()), "lookup by name finds the entry");
+        assert_eq!(c.get(e.name()).map(|f| f.position()), Some(e.position()), "lookup by name finds the entry");
         if let Some(n) = e.nested() {
             touch_everything(&n);
         }
@@ -27,7 +27,7 @@ pub fn touch_everything(c: &Container<'_>) {
             items.for_each(drop);
         }
         // Compared by type: an f64 NaN is not equal to itself.
-        let found = c.meta(key).map(|v| v.value_type());
+        let found = c.metadata().get(key).map(|v| v.value_type());
         assert_eq!(found, Some(value.value_type()), "lookup by key finds the record");
     }
 }
@@ -48,10 +48,10 @@ pub const DTYPES: [Dtype; 18] = [
     Dtype::U32,
     Dtype::U16,
     Dtype::U8,
-    Dtype::Bool,
+    Dtype::BOOL,
     Dtype::Q8_0,
     Dtype::Q4_0,
-    Dtype::Raw,
+    Dtype::RAW,
 ];
 
 /// An entry as the fuzzer describes it; `shape_and_len` turns it into a consistent shape and length.
@@ -78,12 +78,12 @@ impl EntryModel {
     pub fn shape_and_len(&self) -> (Vec<u64>, usize) {
         let dtype = self.dtype();
         let mut shape: Vec<u64> = self.dims.iter().take(8).map(|&d| u64::from(d % 6)).collect();
-        match dtype.storage().unwrap() {
-            tpack::format::Storage::Element(size) => {
+        match dtype.packing().unwrap() {
+            tpack::format::Packing::Element(size) => {
                 let n: u64 = shape.iter().product();
                 (shape, (n * size) as usize)
             }
-            tpack::format::Storage::Block { block_elems, block_bytes } => {
+            tpack::format::Packing::Block { block_elems, block_bytes } => {
                 if shape.is_empty() {
                     shape.push(1);
                 }
@@ -91,7 +91,7 @@ impl EntryModel {
                 let n: u64 = shape.iter().product();
                 (shape, (n / block_elems * block_bytes) as usize)
             }
-            tpack::format::Storage::Bytes => {
+            tpack::format::Packing::Bytes => {
                 let len = shape.first().copied().unwrap_or(3) * 7;
                 (vec![len], len as usize)
             }

@@ -110,7 +110,7 @@ fn entry_line(e: &Entry<'_>) -> String {
 }
 
 fn entry_details(out: &mut String, e: &Entry<'_>) {
-    let _ = writeln!(out, "entry {} {:?}", e.index(), e.name());
+    let _ = writeln!(out, "entry {} {:?}", e.position(), e.name());
     let _ = writeln!(out, "  dtype      {}", dtype_name(e.dtype()));
     let _ = writeln!(out, "  shape      {} ({} elements)", shape_text(e), e.shape().elements());
     let _ = writeln!(out, "  size       {}", size_words(e.byte_len()));
@@ -214,7 +214,7 @@ fn summary(out: &mut String, path: &Path, c: &Container<'_>) {
     let _ = writeln!(out, "entries ({}):", c.len());
     let mut root = Node::default();
     for e in c.entries() {
-        root.insert(&components(e.name()), e.index());
+        root.insert(&components(e.name()), e.position());
     }
     let mut lines = Vec::new();
     render(&root, "  ", c, &mut lines);
@@ -236,7 +236,7 @@ fn summary(out: &mut String, path: &Path, c: &Container<'_>) {
         let noun = if *count == 1 { "entry" } else { "entries" };
         let _ = writeln!(out, "  {dtype:<9} {count:>6} {noun:<7}  {}", size_short(*bytes));
     }
-    let meta: Vec<_> = c.metadata().collect();
+    let meta: Vec<_> = c.metadata().iter().collect();
     if !meta.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "metadata ({}):", meta.len());

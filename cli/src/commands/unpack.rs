@@ -37,8 +37,8 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     let files: Vec<(PathBuf, String)> = container
         .entries()
         .map(|e| {
-            let ext = if e.dtype() == Dtype::Container { ".tpack" } else { ".bin" };
-            let name = file_name(e.index(), count, e.name(), ext);
+            let ext = if e.dtype() == Dtype::CONTAINER { ".tpack" } else { ".bin" };
+            let name = file_name(e.position(), count, e.name(), ext);
             (dir.join(&name), name)
         })
         .collect();
@@ -69,6 +69,7 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     }
     let metadata: Vec<Json> = container
         .metadata()
+        .iter()
         .map(|(key, value)| json!({"key": key, "type": meta_type_json(&value), "value": manifest_value(&value)}))
         .collect();
     let mut doc = Map::new();
@@ -121,7 +122,7 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
             e.dtype().code()
         )));
     }
-    if let Some((key, v)) = c.metadata().find(|(_, v)| v.value_type().name().is_none()) {
+    if let Some((key, v)) = c.metadata().iter().find(|(_, v)| v.value_type().name().is_none()) {
         return Err(CliError::input(format!(
             "{}: metadata {key:?} has type code {}, which this tool does not know, so it cannot repack it",
             path.display(),

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use tpack::format::{Storage, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
+use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
 use tpack::Dtype;
 use tpack_gguf::{GgmlType, GgufArray, GgufValue, MAGIC};
 
@@ -107,8 +107,8 @@ impl Import for Gguf {
                 // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
                 // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
                 // little-endian), so its bytes cannot be trusted either way.
-                match dtype.storage() {
-                    Some(Storage::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
+                match dtype.packing() {
+                    Some(Packing::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
                     _ => {
                         return Err(CliError::input(format!(
                             "{}: tensor {:?} is {} in a big-endian GGUF file; the byte order of quantized blocks \

@@ -31,7 +31,7 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
 /// The tpack dtype of a safetensors dtype, if tpack 1.0 has it.
 fn from_safetensors(d: StDtype) -> Option<Dtype> {
     Some(match d {
-        StDtype::BOOL => Dtype::Bool,
+        StDtype::BOOL => Dtype::BOOL,
         StDtype::U8 => Dtype::U8,
         StDtype::I8 => Dtype::I8,
         StDtype::F8_E5M2 => Dtype::F8E5M2,
@@ -53,7 +53,7 @@ fn from_safetensors(d: StDtype) -> Option<Dtype> {
 /// The safetensors dtype of a tpack dtype, if safetensors has it.
 fn to_safetensors(d: Dtype) -> Option<StDtype> {
     Some(match d {
-        Dtype::Bool => StDtype::BOOL,
+        Dtype::BOOL => StDtype::BOOL,
         Dtype::U8 => StDtype::U8,
         Dtype::I8 => StDtype::I8,
         Dtype::F8E5M2 => StDtype::F8_E5M2,
@@ -205,7 +205,7 @@ impl Export for Safetensors {
             views.push((e.name().to_owned(), View { dtype, shape, data: e.payload() }));
         }
         let metadata: HashMap<String, String> =
-            container.metadata().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect();
+            container.metadata().iter().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect();
         let info = if metadata.is_empty() { None } else { Some(metadata) };
         let meta_count = info.as_ref().map_or(0, HashMap::len);
         safetensors::serialize_to_file(views.iter().map(|(n, v)| (n.as_str(), v)), info, output)

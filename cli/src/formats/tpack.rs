@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 use tpack::checksum::Crc32;
-use tpack::{AtomicFile, Container, Dtype, Entry, EntryDecl, SeekWriter, VecTables, WriteError};
+use tpack::{AtomicFile, Container, Dtype, Entry, EntryDecl, SeekWriter, VecBookkeeping, WriteError};
 
 use super::{importer, Format, Model};
 use crate::describe::dtype_name;
@@ -76,7 +76,7 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
             }
         }
         if !what.is_empty() {
-            problems.push(Problem { entry: e.index(), name: e.name().to_owned(), what: what.join("; ") });
+            problems.push(Problem { entry: e.position(), name: e.name().to_owned(), what: what.join("; ") });
         }
         cursor = e.range().end;
     }
@@ -145,7 +145,7 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
     let mut file =
         AtomicFile::create(out).map_err(|e| CliError::io("cannot create a file next to", out, &e))?;
     {
-        let mut w = SeekWriter::new(file.sink(), VecTables::new());
+        let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
         w.set_compat_flags(*compat_flags);
         for e in entries {
             let mut decl = EntryDecl::new(&e.name, e.dtype, &e.shape).with_alignment(e.alignment);
@@ -157,7 +157,7 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
             })?;
         }
         for (key, value) in metadata {
-            value.with_value(|v| w.meta(key, v)).map_err(|err| {
+            value.with_value(|v| w.metadata(key, v)).map_err(|err| {
                 CliError::input(format!("cannot write metadata {key:?} to {}: {err}", out.display()))
             })?;
         }
