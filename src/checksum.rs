@@ -1,24 +1,45 @@
 //! The format's one checksum, CRC-32/ISO-HDLC (spec §3.3), and the header checksum built on it.
 //!
-//! The portable implementation is the `crc` crate, whose lookup table's size is a build choice: `crc-no-table`
-//! (smallest code, slowest), the default 256-entry table (1 KiB), or `crc-table-16` (16 KiB). With `fast-crc`
-//! (implied by `std`) [`crc32`] and [`Crc32`] use `crc32fast` instead, which picks a carry-less-multiply or
-//! CRC-instruction kernel at run time; [`crc32_portable`] stays available so tests can prove the two equal.
+//! # Which implementation
+//!
+//! The implementation is a build choice made by additive Cargo features. Each one only ever makes the checksum
+//! faster, and the fastest one enabled anywhere in the dependency graph wins, so a dependent that asks for
+//! speed never breaks one that asks for size, and enabling more features never takes anything away:
+//!
+//! | features | implementation | lookup tables |
+//! |---|---|---:|
+//! | none (`default-features = false`) | the `crc` crate, bit by bit: the smallest code, the slowest | 0 |
+//! | `crc-table` (default) | the `crc` crate, one 256-entry table | 1 KiB |
+//! | `crc-table-16` (implies `crc-table`) | the `crc` crate, 16 × 256 entries | 16 KiB |
+//! | `fast-crc` (implied by `std`) | `crc32fast`: a carry-less-multiply or CRC-instruction kernel, else its own table | 16 KiB (fallback) |
+//!
+//! `fast-crc` works without `std`: the kernel is then chosen at compile time from the target's features (on a
+//! Cortex-M4 that means crc32fast's table); with `std` the CPU is probed at run time. A `crc-no-table` feature
+//! was rejected because it could not be additive: it had to override `crc-table-16` when both were on.
+//!
+//! With `fast-crc`, [`crc32`] and [`Crc32`] use `crc32fast`; the portable implementation at the selected table
+//! size stays in the crate as a hidden test hook, so tests and the fuzzer can prove the two equal.
 
 use crc::{Crc, CRC_32_ISO_HDLC};
 
 use crate::format::HEADER_CRC_OFFSET;
 
-#[cfg(feature = "crc-no-table")]
-type Table = crc::NoTable;
-#[cfg(all(feature = "crc-table-16", not(feature = "crc-no-table")))]
+// Fastest first; `crc-table-16` implies `crc-table`, but each line stands on its own.
+#[cfg(feature = "crc-table-16")]
 type Table = crc::Table<16>;
-#[cfg(not(any(feature = "crc-no-table", feature = "crc-table-16")))]
+#[cfg(all(feature = "crc-table", not(feature = "crc-table-16")))]
 type Table = crc::Table<1>;
+#[cfg(not(any(feature = "crc-table", feature = "crc-table-16")))]
+type Table = crc::NoTable;
 
 const CRC32: Crc<u32, Table> = Crc::<u32, Table>::new(&CRC_32_ISO_HDLC);
 
-/// CRC-32/ISO-HDLC of `bytes` by the portable table-driven implementation, whatever the features.
+/// CRC-32/ISO-HDLC of `bytes` by the portable `crc`-crate implementation at the selected table size, even with
+/// `fast-crc`.
+///
+/// A test hook, not part of the public API: it is hidden from the docs, not covered by semver, and may change
+/// or disappear in any release. Use [`crc32`].
+#[doc(hidden)]
 #[must_use]
 pub fn crc32_portable(bytes: &[u8]) -> u32 {
     CRC32.checksum(bytes)

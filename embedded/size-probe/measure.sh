@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the probe with and without tpack's reader (opt-level "s", LTO) and reports the reader's code size:
-# the difference in .text + .rodata. Fails above the budget. Usage: measure.sh [extra cargo features...]
+# the difference in .text + .rodata. Fails above the budget. Usage: measure.sh [comma-separated features], e.g.
+# none (tpack without default features: no CRC table, the smallest) or `crc-table` (tpack's default features).
 set -euo pipefail
 cd "$(dirname "$0")"
 BUDGET=${BUDGET:-8192}
