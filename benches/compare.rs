@@ -42,7 +42,7 @@ impl Model {
     }
 
     fn spec(i: usize) -> (Dtype, StDtype, [u64; 2]) {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             (Dtype::BF16, StDtype::BF16, [8, 4])
         } else {
             (Dtype::F32, StDtype::F32, [4, 4])

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use embedded_io_adapters::std::FromStd;
 
-use crate::read::Entry;
 use crate::error::Error;
 use crate::read::Container;
+use crate::read::Entry;
 
 /// The sink an [`AtomicFile`] lends to a writer: buffered, seekable.
 pub type FileSink<'a> = FromStd<BufWriter<&'a mut File>>;

@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // No `unsafe` anywhere in the reader or writers; the one exception is mapping a file (feature `std`), which
 // no safe API can do.
 #![cfg_attr(not(feature = "std"), forbid(unsafe_code))]
@@ -56,6 +57,9 @@ mod write;
 
 #[cfg(feature = "alloc")]
 pub use builder::Builder;
+/// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
+/// version).
+pub use embedded_io;
 pub use error::{Error, Rule};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
@@ -73,9 +77,6 @@ pub use write::{
     Bookkeeping, Buf, Buffer, EntryDecl, FixedBookkeeping, Mode, NewEntry, OnePass, SeekWriter, Seekable,
     StreamWriter, WriteError, Writer,
 };
-/// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
-/// version).
-pub use embedded_io;
 /// The `zerocopy` little-endian types that typed views and metadata arrays use (re-exported so that a
 /// dependent names the same version).
 pub use zerocopy;

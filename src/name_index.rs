@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::read::Entry;
 use crate::read::Container;
+use crate::read::Entry;
 
 /// A hash table of a container's entry names, built once in O(n) with one allocation, then O(1) per lookup.
 ///

@@ -65,7 +65,8 @@ fn decl(item: &Item, open_ended: bool) -> EntryDecl<'_> {
     d
 }
 
-const META: &[(&str, MetaValue<'static>)] = &[("layers", MetaValue::U64(2)), ("arch", MetaValue::String("toy"))];
+const META: &[(&str, MetaValue<'static>)] =
+    &[("layers", MetaValue::U64(2)), ("arch", MetaValue::String("toy"))];
 
 fn builder_bytes(items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new();
@@ -312,7 +313,10 @@ fn fixed_capacity_storage_reports_when_full() {
     );
 
     let mut w = SeekWriter::new(MemSink::default(), FixedBookkeeping::<4, 24>);
-    assert_eq!(w.metadata("key", MetaValue::String("a value too long")), Err(WriteError::BufferFull(Buffer::MetadataBytes)));
+    assert_eq!(
+        w.metadata("key", MetaValue::String("a value too long")),
+        Err(WriteError::BufferFull(Buffer::MetadataBytes))
+    );
 }
 
 #[test]

@@ -79,7 +79,9 @@ fn parse_verify_and_lookups_allocate_nothing() {
             }
             assert!(c.get("missing").is_none());
             assert!(matches!(c.metadata().get("arch"), Some(MetaValue::String("llama"))));
-            assert!(matches!(c.metadata().get("vocab"), Some(MetaValue::StringArray(items)) if items.count() == 2));
+            assert!(
+                matches!(c.metadata().get("vocab"), Some(MetaValue::StringArray(items)) if items.count() == 2)
+            );
             assert_eq!(c.metadata().iter().count(), 3);
         });
         assert_eq!(n, 0, "{entries} entries: {n} allocations");

@@ -6,10 +6,11 @@
 use serde_json::{json, Map, Value};
 use tpack::{Container, Dtype, Entry, MetaValue};
 
-/// The spec's name of a dtype, or `code N` for one from a newer minor version.
+/// The spec's name of a dtype, or `dtype N` for one from a newer minor version (its `Display`).
 #[must_use]
 pub fn dtype_name(dtype: Dtype) -> String {
-    dtype.name().map_or_else(|| format!("code {}", dtype.code()), str::to_owned)
+    dtype.to_string()
+}", dtype.code()), str::to_owned)
 }
 
 /// Lowercase hex of `bytes`.
@@ -128,6 +129,6 @@ pub fn meta_value_text(value: &MetaValue<'_>) -> String {
 /// A metadata type name for text output.
 #[must_use]
 pub fn meta_type_text(value: &MetaValue<'_>) -> String {
-    let t = value.value_type();
-    t.name().map_or_else(|| format!("type {}", t.code()), str::to_owned)
+    value.value_type().to_string()
+}", t.code()), str::to_owned)
 }

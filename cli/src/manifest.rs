@@ -98,9 +98,15 @@ impl OwnedValue {
             OwnedValue::Bool(v) => f(MetaValue::Bool(*v)),
             OwnedValue::String(s) => f(MetaValue::String(s)),
             OwnedValue::Bytes(b) => f(MetaValue::Bytes(b)),
-            OwnedValue::U64Array(a) => f(MetaValue::U64Array(&a.iter().map(|&v| U64::new(v)).collect::<Vec<_>>())),
-            OwnedValue::I64Array(a) => f(MetaValue::I64Array(&a.iter().map(|&v| I64::new(v)).collect::<Vec<_>>())),
-            OwnedValue::F64Array(a) => f(MetaValue::F64Array(&a.iter().map(|&v| F64::new(v)).collect::<Vec<_>>())),
+            OwnedValue::U64Array(a) => {
+                f(MetaValue::U64Array(&a.iter().map(|&v| U64::new(v)).collect::<Vec<_>>()))
+            }
+            OwnedValue::I64Array(a) => {
+                f(MetaValue::I64Array(&a.iter().map(|&v| I64::new(v)).collect::<Vec<_>>()))
+            }
+            OwnedValue::F64Array(a) => {
+                f(MetaValue::F64Array(&a.iter().map(|&v| F64::new(v)).collect::<Vec<_>>()))
+            }
             OwnedValue::StringArray(items) => {
                 let refs: Vec<&str> = items.iter().map(String::as_str).collect();
                 f(MetaValue::StringArray(StringArray::new(&refs)))

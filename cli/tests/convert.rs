@@ -154,7 +154,7 @@ fn big_endian_gguf_with_a_quantized_tensor_is_refused() {
     bytes.extend(32u64.to_be_bytes()); // ne[0]
     bytes.extend(8u32.to_be_bytes()); // Q8_0
     bytes.extend(0u64.to_be_bytes()); // offset
-    while bytes.len() % 32 != 0 {
+    while !bytes.len().is_multiple_of(32) {
         bytes.push(0);
     }
     bytes.extend([0u8; 34]);

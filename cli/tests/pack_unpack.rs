@@ -76,7 +76,9 @@ fn pack_builds_what_the_manifest_says() {
     assert_eq!(c.metadata().get("name"), Some(MetaValue::String("mnist")));
     assert_eq!(c.metadata().get("neg"), Some(MetaValue::I64(-5)));
     assert_eq!(c.metadata().get("blob"), Some(MetaValue::Bytes(&[0, 255])));
-    assert!(matches!(c.metadata().get("ws"), Some(MetaValue::F64Array(a)) if a[1].get() == f64::NEG_INFINITY));
+    assert!(
+        matches!(c.metadata().get("ws"), Some(MetaValue::F64Array(a)) if a[1].get() == f64::NEG_INFINITY)
+    );
 
     // unpack → pack gives the identical file.
     let files = dir.path().join("files");

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tpack::{Container, EntryDecl, MetaValue, StreamWriter, Value, VecBookkeeping, WriteError};
+use tpack::zerocopy::little_endian::{F64, I64, U64};
+use tpack::{Container, EntryDecl, MetaValue, StreamWriter, StringArray, VecBookkeeping, WriteError};
 use tpack_fuzz::{EntryModel, MetaModel};
 
 #[derive(arbitrary::Arbitrary, Debug)]
@@ -13,18 +14,37 @@ struct Input {
     chunk: u8,
 }
 
-fn value<'a>(m: &'a MetaModel, strs: &'a [&'a str]) -> Value<'a> {
+/// What a `MetaModel` lends the writer: its arrays as the little-endian elements `MetaValue` holds.
+#[derive(Default)]
+struct Lent<'a> {
+    strs: Vec<&'a str>,
+    u64s: Vec<U64>,
+    i64s: Vec<I64>,
+    f64s: Vec<F64>,
+}
+
+fn lend(m: &MetaModel) -> Lent<'_> {
     match m {
-        MetaModel::U64(v) => Value::U64(*v),
-        MetaModel::I64(v) => Value::I64(*v),
-        MetaModel::F64(v) => Value::F64(*v),
-        MetaModel::Bool(v) => Value::Bool(*v),
-        MetaModel::String(s) => Value::String(s),
-        MetaModel::Bytes(b) => Value::Bytes(b),
-        MetaModel::U64s(a) => Value::U64Array(a),
-        MetaModel::I64s(a) => Value::I64Array(a),
-        MetaModel::F64s(a) => Value::F64Array(a),
-        MetaModel::Strings(_) => Value::StringArray(strs),
+        MetaModel::Strings(a) => Lent { strs: a.iter().map(String::as_str).collect(), ..Lent::default() },
+        MetaModel::U64s(a) => Lent { u64s: a.iter().map(|&v| U64::new(v)).collect(), ..Lent::default() },
+        MetaModel::I64s(a) => Lent { i64s: a.iter().map(|&v| I64::new(v)).collect(), ..Lent::default() },
+        MetaModel::F64s(a) => Lent { f64s: a.iter().map(|&v| F64::new(v)).collect(), ..Lent::default() },
+        _ => Lent::default(),
+    }
+}
+
+fn value<'a>(m: &'a MetaModel, lent: &'a Lent<'a>) -> MetaValue<'a> {
+    match m {
+        MetaModel::U64(v) => MetaValue::U64(*v),
+        MetaModel::I64(v) => MetaValue::I64(*v),
+        MetaModel::F64(v) => MetaValue::F64(*v),
+        MetaModel::Bool(v) => MetaValue::Bool(*v),
+        MetaModel::String(s) => MetaValue::String(s),
+        MetaModel::Bytes(b) => MetaValue::Bytes(b),
+        MetaModel::U64s(_) => MetaValue::U64Array(&lent.u64s),
+        MetaModel::I64s(_) => MetaValue::I64Array(&lent.i64s),
+        MetaModel::F64s(_) => MetaValue::F64Array(&lent.f64s),
+        MetaModel::Strings(_) => MetaValue::StringArray(StringArray::new(&lent.strs)),
     }
 }
 
@@ -38,21 +58,16 @@ fn same(m: &MetaModel, v: MetaValue<'_>) -> bool {
         (MetaModel::Bytes(a), MetaValue::Bytes(b)) => a == b,
         (MetaModel::U64s(a), MetaValue::U64Array(b)) => a.iter().copied().eq(b.iter().map(|v| v.get())),
         (MetaModel::I64s(a), MetaValue::I64Array(b)) => a.iter().copied().eq(b.iter().map(|v| v.get())),
-        (MetaModel::F64s(a), MetaValue::F64Array(b)) => a.iter().map(|v| v.to_bits()).eq(b.iter().map(|v| v.get().to_bits())),
+        (MetaModel::F64s(a), MetaValue::F64Array(b)) => {
+            a.iter().map(|v| v.to_bits()).eq(b.iter().map(|v| v.get().to_bits()))
+        }
         (MetaModel::Strings(a), MetaValue::StringArray(b)) => a.iter().map(String::as_str).eq(b),
         _ => false,
     }
 }
 
 fuzz_target!(|input: Input| {
-    let strs: Vec<Vec<&str>> = input
-        .meta
-        .iter()
-        .map(|(_, m)| match m {
-            MetaModel::Strings(a) => a.iter().map(String::as_str).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
+    let lent: Vec<Lent<'_>> = input.meta.iter().map(|(_, m)| lend(m)).collect();
     let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     let mut payloads = Vec::new();
     let mut shapes = Vec::new();
@@ -70,8 +85,8 @@ fuzz_target!(|input: Input| {
             return;
         }
     }
-    for ((k, m), strs) in input.meta.iter().zip(&strs) {
-        if w.metadata(k, value(m, strs)).is_err() {
+    for ((k, m), lent) in input.meta.iter().zip(&lent) {
+        if w.metadata(k, value(m, lent)).is_err() {
             return;
         }
     }

@@ -4,7 +4,7 @@
 
 use embedded_io::{ErrorKind, ErrorType, Seek, SeekFrom, Write};
 use libfuzzer_sys::fuzz_target;
-use tpack::{Container, EntryDecl, HeaplessTables, SeekWriter, StreamWriter, Value, WriteError};
+use tpack::{Container, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, StreamWriter, WriteError};
 use tpack_fuzz::EntryModel;
 
 #[derive(Default)]
@@ -76,12 +76,15 @@ macro_rules! drive {
             let result = match call {
                 Call::Declare(e) => {
                     shapes.push(e.shape_and_len().0);
-                    let mut d = EntryDecl::new(&e.name, e.dtype(), shapes.last().unwrap()).with_alignment(e.alignment());
+                    let mut d = EntryDecl::new(&e.name, e.dtype(), shapes.last().unwrap())
+                        .with_alignment(e.alignment());
                     d.target = e.target;
                     $w.declare(d)
                 }
-                Call::DeclareOpenEnded(name, a) => $w.declare(EntryDecl::open_ended(name, tpack::Dtype::RAW).with_alignment(1 << (a % 17))),
-                Call::Meta(k, v) => $w.metadata(k, Value::U64(*v)),
+                Call::DeclareOpenEnded(name, a) => {
+                    $w.declare(EntryDecl::open_ended(name, tpack::Dtype::RAW).with_alignment(1 << (a % 17)))
+                }
+                Call::Meta(k, v) => $w.metadata(k, MetaValue::U64(*v)),
                 Call::Write(n) => $w.write(&vec![0xa5; usize::from(*n % 300)]),
                 Call::EndEntry => $w.end_entry(),
             };

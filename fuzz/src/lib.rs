@@ -15,7 +15,11 @@ pub fn touch_everything(c: &Container<'_>) {
         let _ = (e.le::<F64>(), e.le::<F32>(), e.le::<I64>(), e.le::<I32>(), e.le::<I16>());
         let _ = (e.le::<U64>(), e.le::<U32>(), e.le::<U16>());
         let _ = (e.native::<f32>(), e.native::<u8>(), e.native::<i64>(), e.native::<u16>());
-        assert_eq!(c.get(e.name()).map(|f| f.position()), Some(e.position()), "lookup by name finds the entry");
+        assert_eq!(
+            c.get(e.name()).map(|f| f.position()),
+            Some(e.position()),
+            "lookup by name finds the entry"
+        );
         if let Some(n) = e.nested() {
             touch_everything(&n);
         }

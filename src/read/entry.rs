@@ -159,8 +159,12 @@ impl<'a> Entry<'a> {
     /// # Errors
     /// [`Error::EntryChecksum`] when they differ.
     pub fn verify(&self) -> Result<(), Error> {
+        self.check_checksum(crc32(self.payload()))
+    }
+
+    /// R50 for a payload whose checksum is `computed`.
+    pub(super) fn check_checksum(&self, computed: u32) -> Result<(), Error> {
         let stored = self.checksum();
-        let computed = crc32(self.payload());
         if stored == computed {
             Ok(())
         } else {

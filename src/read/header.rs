@@ -90,7 +90,7 @@ pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
 fn check_fields(header: &Header, actual: u64) -> Result<(), Error> {
     let minor = header.version_minor.get();
     let header_len = header.header_len.get();
-    if header_len % 8 != 0
+    if !header_len.is_multiple_of(8)
         || !(HEADER_LEN_V1..=MAX_HEADER_LEN).contains(&header_len)
         || (minor == 0 && header_len != HEADER_LEN_V1)
     {

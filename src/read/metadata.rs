@@ -86,7 +86,7 @@ fn check_value(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Er
         MetaType::STRING => {
             core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
         }
-        MetaType::U64_ARRAY | MetaType::I64_ARRAY | MetaType::F64_ARRAY if value.len() % 8 != 0 => {
+        MetaType::U64_ARRAY | MetaType::I64_ARRAY | MetaType::F64_ARRAY if !value.len().is_multiple_of(8) => {
             return Err(Error::MetaValueShape { record });
         }
         MetaType::STRING_ARRAY => {
@@ -160,7 +160,6 @@ impl fmt::Debug for Metadata<'_> {
         f.debug_map().entries(self.iter()).finish()
     }
 }
-
 
 fn value_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> MetaValue<'a> {
     let bits = r.value.get();

@@ -41,6 +41,8 @@ pub(super) fn check_padding(bytes: &[u8], start: u64, end: u64) -> Result<(), Er
     let padding = slice(bytes, start, end.checked_sub(start).ok_or(err)?).ok_or(err)?;
     match padding.iter().position(|&b| b != 0) {
         None => Ok(()),
-        Some(at) => Err(Error::PaddingNonZero { offset: start.saturating_add(u64::try_from(at).unwrap_or(u64::MAX)) }),
+        Some(at) => {
+            Err(Error::PaddingNonZero { offset: start.saturating_add(u64::try_from(at).unwrap_or(u64::MAX)) })
+        }
     }
 }

@@ -3,10 +3,15 @@
 
 use core::iter::FusedIterator;
 
-use super::entry::Entry;
+use super::entry::{Entries, Entry};
 use super::payloads::check_padding;
 use super::Container;
+use crate::checksum::Crc32;
 use crate::error::Error;
+
+/// Payload bytes checksummed between two calls of a progress hook: small enough that a bar moves smoothly
+/// through a gigabyte-sized entry, large enough that the calls cost nothing.
+const PROGRESS_STEP: usize = 4 << 20;
 
 impl<'a> Container<'a> {
     /// Verifies the payload section: for each entry in table order, the padding before it is zero (R37), its
@@ -18,16 +23,23 @@ impl<'a> Container<'a> {
     /// inside a nested container, the error is the nested container's own (its `entry` and `offset` are
     /// within the nested container); [`Container::verification`] says which outer entry holds it.
     pub fn verify(&self) -> Result<(), Error> {
-        self.verification().find_map(|checked| checked.result.err()).map_or(Ok(()), Err)
+        self.verification().find_map(|checked| checked.result().err()).map_or(Ok(()), Err)
     }
 
-    /// Verification entry by entry, in table order: one [`EntryVerification`] per entry, so a caller can
-    /// report progress (each entry's [`Entry::byte_len`] is done when it is yielded), collect every corrupt
-    /// entry rather than stop at the first, or stop early. [`Container::verify`] is its first error.
+    /// Verification entry by entry, in table order: one [`EntryVerification`] per entry, so that a caller can
+    /// collect every corrupt entry rather than stop at the first, or stop early. With
+    /// [`Verification::with_progress`] it also reports the payload bytes checked as it goes.
+    /// [`Container::verify`] is its first error.
     #[must_use]
     pub fn verification(&self) -> Verification<'a> {
         let [.., payloads, _] = &self.header.sections;
-        Verification { entries: self.entries(), bytes: self.bytes, cursor: payloads.offset.get() }
+        let progress: fn(u64) = ignore_progress;
+        Verification {
+            entries: self.entries(),
+            bytes: self.bytes,
+            cursor: payloads.offset.get(),
+            progress,
+        }
     }
 }
 
@@ -37,32 +49,63 @@ impl<'a> Container<'a> {
 pub struct EntryVerification<'a> {
     /// The entry checked.
     pub entry: Entry<'a>,
-    /// `Ok` when the padding before it is zero, its payload matches its checksum and, for a nested
-    /// container, that container verifies; otherwise the first problem, as [`Container::verify`] reports it.
-    pub result: Result<(), Error>,
+    /// R37 for the padding between the previous payload (or the section's start) and this one:
+    /// [`Error::PaddingNonZero`] at the first non-zero byte.
+    pub padding: Result<(), Error>,
+    /// R50 for the payload — [`Error::EntryChecksum`] — and, when it matches, the verification of the
+    /// container a `CONTAINER` entry holds (that container's own first error).
+    pub payload: Result<(), Error>,
 }
 
-/// The iterator returned by [`Container::verification`].
+impl EntryVerification<'_> {
+    /// The entry's first problem in the spec's order (padding, then payload), or `Ok`.
+    ///
+    /// # Errors
+    /// The first of [`EntryVerification::padding`] and [`EntryVerification::payload`] that is an error.
+    pub fn result(&self) -> Result<(), Error> {
+        self.padding.and(self.payload)
+    }
+}
+
+/// The iterator returned by [`Container::verification`]; `P` is its progress hook.
 #[derive(Clone, Debug)]
-pub struct Verification<'a> {
-    entries: super::Entries<'a>,
+pub struct Verification<'a, P = fn(u64)> {
+    entries: Entries<'a>,
     bytes: &'a [u8],
     /// End of the previous payload: where the padding before the next entry starts.
     cursor: u64,
+    progress: P,
 }
 
-impl<'a> Iterator for Verification<'a> {
+fn ignore_progress(_: u64) {}
+
+impl<'a> Verification<'a> {
+    /// The same verification, calling `progress` with the number of payload bytes checked since its last
+    /// call, every few megabytes and at the end of each entry; the numbers add up to the payloads' total
+    /// length.
+    #[must_use]
+    pub fn with_progress<P: FnMut(u64)>(self, progress: P) -> Verification<'a, P> {
+        Verification { entries: self.entries, bytes: self.bytes, cursor: self.cursor, progress }
+    }
+}
+
+impl<'a, P: FnMut(u64)> Iterator for Verification<'a, P> {
     type Item = EntryVerification<'a>;
 
     fn next(&mut self) -> Option<EntryVerification<'a>> {
         let entry = self.entries.next()?;
         let padding = check_padding(self.bytes, self.cursor, entry.offset());
         self.cursor = entry.range().end;
-        let result = padding.and_then(|()| entry.verify()).and_then(|()| match entry.nested() {
+        let mut crc = Crc32::new();
+        for piece in entry.payload().chunks(PROGRESS_STEP) {
+            crc.update(piece);
+            (self.progress)(u64::try_from(piece.len()).unwrap_or(u64::MAX));
+        }
+        let payload = entry.check_checksum(crc.finish()).and_then(|()| match entry.nested() {
             Some(nested) => nested.verify(),
             None => Ok(()),
         });
-        Some(EntryVerification { entry, result })
+        Some(EntryVerification { entry, padding, payload })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -70,5 +113,5 @@ impl<'a> Iterator for Verification<'a> {
     }
 }
 
-impl ExactSizeIterator for Verification<'_> {}
-impl FusedIterator for Verification<'_> {}
+impl<P: FnMut(u64)> ExactSizeIterator for Verification<'_, P> {}
+impl<P: FnMut(u64)> FusedIterator for Verification<'_, P> {}

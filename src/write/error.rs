@@ -76,7 +76,10 @@ impl<E: fmt::Debug> fmt::Display for WriteError<E> {
             WriteError::BufferFull(buffer) => write!(f, "the writer's {buffer:?} buffer is full"),
             WriteError::TooLarge => f.write_str("the container would overflow 64-bit offsets"),
             WriteError::SinkPosition { position, written } => {
-                write!(f, "the sink stands at byte {position} after {written} bytes were written: it was moved")
+                write!(
+                    f,
+                    "the sink stands at byte {position} after {written} bytes were written: it was moved"
+                )
             }
             WriteError::TooManyEntries => f.write_str("payload bytes written after the last declared entry"),
             WriteError::PayloadTooLong { entry, expected } => {

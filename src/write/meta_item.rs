@@ -39,7 +39,12 @@ pub(super) enum PushError {
 }
 
 /// Appends the item for `key` (1 to 1024 bytes, checked by the caller) and `value` to `items`.
-pub(super) fn push<B: Buf<u8>>(items: &mut B, key_len: u16, key: &str, value: &MetaValue<'_>) -> Result<(), PushError> {
+pub(super) fn push<B: Buf<u8>>(
+    items: &mut B,
+    key_len: u16,
+    key: &str,
+    value: &MetaValue<'_>,
+) -> Result<(), PushError> {
     let value_len = value.pool_len().and_then(|len| u32::try_from(len).ok()).ok_or(PushError::TooLong)?;
     let header = ItemHeader {
         key_len: U16::new(key_len),

@@ -13,9 +13,9 @@ mod plan;
 mod sort;
 mod writer;
 
-pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping};
 #[cfg(feature = "alloc")]
 pub use bookkeeping::VecBookkeeping;
+pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping};
 pub use decl::{EntryDecl, NewEntry};
 pub use error::WriteError;
 pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};

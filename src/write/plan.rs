@@ -110,7 +110,11 @@ impl<K: Bookkeeping> Plan<K> {
     }
 
     /// Records metadata `key` = `value`.
-    pub(super) fn declare_metadata<E>(&mut self, key: &str, value: &MetaValue<'_>) -> Result<(), WriteError<E>> {
+    pub(super) fn declare_metadata<E>(
+        &mut self,
+        key: &str,
+        value: &MetaValue<'_>,
+    ) -> Result<(), WriteError<E>> {
         let record = to_u32(self.ledger.meta_order.items().len());
         let key_len = u16::try_from(key.len()).ok().filter(|&k| k != 0 && k <= MAX_KEY_LEN);
         let Some(key_len) = key_len else {
@@ -145,7 +149,10 @@ impl<K: Bookkeeping> Plan<K> {
         let Ledger { descriptors, names, index, meta_items, meta_order, .. } = &mut self.ledger;
         let descriptors = descriptors.items();
         let name = |entry: u32| {
-            usize::try_from(entry).ok().and_then(|i| descriptors.get(i)).map_or(&[][..], |d| name_in(names.items(), d))
+            usize::try_from(entry)
+                .ok()
+                .and_then(|i| descriptors.get(i))
+                .map_or(&[][..], |d| name_in(names.items(), d))
         };
         // Total orders (ties broken by position), so every sort algorithm gives the same bytes.
         sort_by(index.items_mut(), |a, b| name(a).cmp(name(b)).then(a.cmp(&b)));
@@ -158,13 +165,17 @@ impl<K: Bookkeeping> Plan<K> {
         }
 
         let items = meta_items.items();
-        sort_by(meta_order.items_mut(), |a, b| item_at(items, a).key.cmp(item_at(items, b).key).then(a.cmp(&b)));
+        sort_by(meta_order.items_mut(), |a, b| {
+            item_at(items, a).key.cmp(item_at(items, b).key).then(a.cmp(&b))
+        });
         let duplicate = meta_order.items().windows(2).position(|pair| match *pair {
             [a, b] => item_at(items, a).key == item_at(items, b).key,
             _ => false,
         });
         if let Some(position) = duplicate {
-            return Err(WriteError::Format(Error::MetaDuplicateKey { record: to_u32(position.saturating_add(1)) }));
+            return Err(WriteError::Format(Error::MetaDuplicateKey {
+                record: to_u32(position.saturating_add(1)),
+            }));
         }
 
         let [table, index, names, metadata] = self.prefix_lengths().ok_or(WriteError::TooLarge)?;
@@ -185,7 +196,8 @@ impl<K: Bookkeeping> Plan<K> {
         let mut metadata = len_u64(order.len()).checked_mul(u64::from(META_RECORD_LEN))?;
         for &start in order {
             let item = item_at(items, start);
-            metadata = metadata.checked_add(len_u64(item.key.len()))?.checked_add(len_u64(item.value.len()))?;
+            metadata =
+                metadata.checked_add(len_u64(item.key.len()))?.checked_add(len_u64(item.value.len()))?;
         }
         Some([
             n.checked_mul(u64::from(DESCRIPTOR_LEN))?,
@@ -295,7 +307,11 @@ impl<K: Bookkeeping> Plan<K> {
     }
 
     /// Emits the checksummed region — header, table, index, names, metadata — piece by piece.
-    pub(super) fn emit_prefix<X>(&self, header: &Header, out: &mut impl FnMut(&[u8]) -> Result<(), X>) -> Result<(), X> {
+    pub(super) fn emit_prefix<X>(
+        &self,
+        header: &Header,
+        out: &mut impl FnMut(&[u8]) -> Result<(), X>,
+    ) -> Result<(), X> {
         out(header.as_bytes())?;
         out(self.ledger.descriptors.items().as_bytes())?;
         let mut chunk = [0u8; 256];
@@ -453,7 +469,8 @@ mod tests {
     fn a_full_buffer_is_reported_by_name() {
         let mut plan = Plan::<FixedBookkeeping<1, 4>>::new();
         assert_eq!(
-            plan.declare::<()>(&EntryDecl::new("long", Dtype::U8, &[1])).and(plan.declare::<()>(&EntryDecl::new("x", Dtype::U8, &[1]))),
+            plan.declare::<()>(&EntryDecl::new("long", Dtype::U8, &[1]))
+                .and(plan.declare::<()>(&EntryDecl::new("x", Dtype::U8, &[1]))),
             Err(WriteError::BufferFull(Buffer::Names))
         );
         assert_eq!(

@@ -302,7 +302,10 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             let declared = w.plan.entry_count();
             if w.current < declared || w.open {
                 let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-                return Err(WriteError::EntriesMissing { written: to_u32(w.current), declared: to_u32(declared) });
+                return Err(WriteError::EntriesMissing {
+                    written: to_u32(w.current),
+                    declared: to_u32(declared),
+                });
             }
             let sink = &mut w.sink;
             w.plan.emit_trailer(&mut |b: &[u8]| sink.write_all(b)).map_err(WriteError::Io)?;
@@ -326,7 +329,8 @@ impl<S: Write + Seek, K: Bookkeeping> Writer<S, K, Seekable> {
             let total = header.total_len.get();
             // The sink stands after the trailer; the container began `total` bytes before.
             let end = w.sink.stream_position().map_err(WriteError::Io)?;
-            let base = end.checked_sub(total).ok_or(WriteError::SinkPosition { position: end, written: total })?;
+            let base =
+                end.checked_sub(total).ok_or(WriteError::SinkPosition { position: end, written: total })?;
             let at = |offset: u64| base.checked_add(offset).ok_or(WriteError::TooLarge);
             // Everything but the magic first, the magic last: until its eight bytes are all down, the output
             // is not a container, so a failure at any byte leaves nothing that parses as valid.

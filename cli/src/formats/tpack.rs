@@ -6,8 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use tpack::checksum::Crc32;
-use tpack::{AtomicFile, Container, Dtype, Entry, EntryDecl, SeekWriter, VecBookkeeping, WriteError};
+use tpack::{AtomicFile, Container, Dtype, EntryDecl, Error, SeekWriter, VecBookkeeping, WriteError};
 
 use super::{importer, Format, Model};
 use crate::describe::dtype_name;
@@ -34,9 +33,6 @@ pub(crate) fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Container<'a>> {
     })
 }
 
-/// Bytes checksummed between progress updates.
-const CHECK_CHUNK: usize = 8 * 1024 * 1024;
-
 /// What verification found wrong with one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
@@ -48,48 +44,31 @@ pub(crate) struct Problem {
     pub what: String,
 }
 
-/// Checks every entry of a parsed container: the padding before it is zero (R37), its payload matches its
-/// checksum (R50), and a nested container verifies. `progress` receives payload bytes as they are checked.
+/// Checks every entry of a parsed container with [`Container::verification`]: the padding before it is zero
+/// (R37), its payload matches its checksum (R50), and a nested container verifies. `progress` receives
+/// payload bytes as they are checked. Every corrupt entry is listed, with all that is wrong with it.
 pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) -> Vec<Problem> {
-    let bytes = container.as_bytes();
     let mut problems = Vec::new();
-    let mut cursor = container.header().sections[4].offset.get();
-    for e in container.entries() {
+    for checked in container.verification().with_progress(progress) {
+        let e = checked.entry;
         let mut what = Vec::new();
-        let padding = usize::try_from(cursor).ok().zip(usize::try_from(e.offset()).ok());
-        if let Some(at) =
-            padding.and_then(|(from, to)| bytes.get(from..to)).and_then(|p| p.iter().position(|&b| b != 0))
-        {
-            what.push(format!("padding byte {} before it is not zero (rule R37)", cursor + at as u64));
+        if let Err(Error::PaddingNonZero { offset }) = checked.padding {
+            what.push(format!("padding byte {offset} before it is not zero (rule R37)"));
         }
-        let computed = checksum(&e, progress);
-        if computed != e.checksum() {
-            what.push(format!(
-                "its {} payload of {} does not match its checksum (stored {:#010x}, computed {computed:#010x}; rule R50)",
+        match checked.payload {
+            Ok(()) => {}
+            Err(Error::EntryChecksum { stored, computed, .. }) => what.push(format!(
+                "its {} payload of {} does not match its checksum (stored {stored:#010x}, computed {computed:#010x}; rule R50)",
                 dtype_name(e.dtype()),
                 size_words(e.byte_len()),
-                e.checksum()
-            ));
-        } else if let Some(nested) = e.nested() {
-            if let Err(err) = nested.verify() {
-                what.push(format!("its nested container is corrupt: {err}"));
-            }
+            )),
+            Err(err) => what.push(format!("its nested container is corrupt: {err}")),
         }
         if !what.is_empty() {
             problems.push(Problem { entry: e.position(), name: e.name().to_owned(), what: what.join("; ") });
         }
-        cursor = e.range().end;
     }
     problems
-}
-
-fn checksum(e: &Entry<'_>, progress: &mut dyn FnMut(u64)) -> u32 {
-    let mut crc = Crc32::new();
-    for chunk in e.payload().chunks(CHECK_CHUNK) {
-        crc.update(chunk);
-        progress(chunk.len() as u64);
-    }
-    crc.finish()
 }
 
 /// Bytes read from a data file per write call.
