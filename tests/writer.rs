@@ -4,6 +4,7 @@
 mod support;
 
 use proptest::prelude::*;
+use embedded_io::Write as _;
 use support::sinks::{MemSink, PipeSink};
 use tpack::{
     Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, StreamWriter,
@@ -421,4 +422,83 @@ fn regression_failure_in_the_last_header_bytes_leaves_no_valid_file() {
         assert!(SeekWriter::new(&mut sink, VecBookkeeping).finish().is_err());
         assert!(!valid(&sink.bytes), "failing at byte {k} left a valid file");
     }
+}
+
+/// Regression: the seekable writer used to write the prefix and back-patch at absolute positions 0 and 8, so a
+/// container written after a preamble overwrote it and was itself invalid. It now writes where the sink stood.
+#[test]
+fn the_seekable_writer_places_the_container_where_the_sink_stood() {
+    let preamble: Vec<u8> = (0..29u8).map(|i| i.wrapping_mul(37) | 1).collect();
+    let items = sample();
+    let expected = builder_bytes(&items);
+    for chunk in [1, 4096] {
+        let mut sink = MemSink::default();
+        sink.write_all(&preamble).unwrap();
+        seek_write(&items, &mut sink, chunk).unwrap();
+        assert_eq!(&sink.bytes[..29], &preamble[..], "chunk {chunk}: the preamble is left as it was");
+        assert_eq!(&sink.bytes[29..], &expected[..], "chunk {chunk}: the container follows it, byte for byte");
+        assert_eq!(sink.position, sink.bytes.len(), "chunk {chunk}: the sink is left after the container");
+        let c = Container::parse(&sink.bytes[29..]).unwrap();
+        c.verify().unwrap();
+    }
+    // The one-pass writer never seeks; it too writes from where the sink stands.
+    let mut pipe = PipeSink::default();
+    pipe.write_all(&preamble).unwrap();
+    stream_write(&items, &mut pipe, 7).unwrap();
+    assert_eq!(&pipe.0.bytes[29..], &expected[..]);
+}
+
+/// A sink moved behind the seekable writer's back is reported, not written over.
+#[test]
+fn a_sink_moved_behind_the_writers_back_is_reported() {
+    let mut sink = ShortPosition::default();
+    let mut w = SeekWriter::new(&mut sink, VecBookkeeping);
+    w.declare(EntryDecl::new("a", Dtype::U8, &[2])).unwrap();
+    w.write_entry(&[1, 2]).unwrap();
+    assert!(matches!(w.finish(), Err(WriteError::SinkPosition { position: 0, .. })));
+    assert!(!valid(&sink.0.bytes), "nothing that parses is left");
+}
+
+/// A seekable sink whose position always reads 0: one moved behind the writer's back.
+#[derive(Default)]
+struct ShortPosition(MemSink);
+
+impl embedded_io::ErrorType for ShortPosition {
+    type Error = embedded_io::ErrorKind;
+}
+
+impl embedded_io::Write for ShortPosition {
+    fn write(&mut self, data: &[u8]) -> Result<usize, Self::Error> {
+        self.0.write(data)
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+impl embedded_io::Seek for ShortPosition {
+    fn seek(&mut self, pos: embedded_io::SeekFrom) -> Result<u64, Self::Error> {
+        self.0.seek(pos).map(|_| 0)
+    }
+}
+
+/// Regression: a container too large for 64-bit offsets used to be reported as the reader's rule R10
+/// (`SectionBounds`); the writer has its own error for it.
+#[test]
+fn a_container_past_64_bit_offsets_is_the_writers_own_error() {
+    let mut w = StreamWriter::new(PipeSink::default(), VecBookkeeping);
+    w.declare(EntryDecl::new("huge", Dtype::U8, &[u64::MAX - 8])).unwrap();
+    // Placing the payload after the prefix overflows: refused before a byte is written.
+    assert_eq!(w.write(&[0]), Err(WriteError::TooLarge));
+}
+
+/// Values read from a container are written to another as they are, string arrays and unknown types included
+/// (which the writers, writing format 1.0, refuse with R46).
+#[test]
+fn metadata_read_back_writes_again_and_unknown_types_are_refused() {
+    let mut w = seek_writer();
+    assert_eq!(
+        w.metadata("k", tpack::MetaValue::Unknown { code: 77, bytes: b"x" }),
+        Err(WriteError::Format(tpack::Error::MetaUnknownType { record: 0, code: 77 }))
+    );
 }

@@ -388,6 +388,11 @@ def cases():
     yield "R32-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", target=2 ** 64 - 2)], minor=1), "R32"
     yield "R36-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", extra_pad=1)], minor=1), "R36"
     yield "R27-not-for-unknown-dtype", write([E("a", 42, (), b"xyz")], minor=1), "valid"
+    # sections 4.1, 10, 12 (R25): the element-count bound holds for an unknown dtype too;
+    # only the byte-length part of R25 (and R26-R28) needs the element size
+    yield "R25-unknown-dtype-newer", write([E("a", 42, (2 ** 63, 4), b"xyz")], minor=1), "R25"
+    yield "R25-unknown-dtype-newer-partial", write([E("a", 42, (2 ** 40, 2 ** 40, 0), b"")], minor=1), "R25"
+    yield "R25-unknown-dtype-newer-fits", write([E("a", 42, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=1), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"

@@ -294,11 +294,14 @@ def open_container(buf, depth):
             fail("R23", "entry %d rank %d > 8" % (i, e.rank))
         if any(e.dims[e.rank:]):
             fail("R24", "entry %d has non-zero dims beyond rank %d" % (i, e.rank))
+        # The element-count bound of R25 holds for every entry, an unknown
+        # (skippable) dtype included (sections 4.1 "Byte length", 10, 12 R25);
+        # only the byte-length part of R25 and R26-R28 need a known dtype.
+        count = checked_product(e.dims[:e.rank])
+        if count is None:
+            fail("R25", "entry %d element count overflows u64" % i)
         if info is not None:
             _, elem_bytes, block = info
-            count = checked_product(e.dims[:e.rank])
-            if count is None:
-                fail("R25", "entry %d element count overflows u64" % i)
             if block is None:
                 nbytes = count * elem_bytes
             else:

@@ -64,14 +64,16 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
             }
             continue;
         }
-        if r.value.get() != 0 {
-            return Err(Error::MetaValueShape { record });
-        }
         if r.value_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
         let value = pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
         cursor = cursor.checked_add(r.value_len.get()).ok_or(Error::MetaBounds { record })?;
+        // A zero `value` is the part of R47 that depends on the type being a pool type, so it needs the value
+        // inside the pool (R40) first, as the spec's dependencies say.
+        if r.value.get() != 0 {
+            return Err(Error::MetaValueShape { record });
+        }
         check_value(record, value_type, value)?;
     }
     if usize::try_from(cursor).ok() != Some(pool.len()) {

@@ -26,6 +26,17 @@ pub fn cases() -> Vec<Case> {
                 last.value_len = Some(last.bytes.len() as u32 + 1);
             }),
         ),
+        invalid(
+            MetaBounds,
+            "value-past-pool-inline-bits",
+            "the last value runs one byte past the pool, and its record's inline value is non-zero: R47's zero \
+             value for a pool type is a type-specific part, which needs the value inside the pool (R40) first",
+            model(|r| {
+                let last = r.meta.iter_mut().max_by(|a, b| a.key.cmp(&b.key)).unwrap();
+                last.value_len = Some(last.bytes.len() as u32 + 1);
+                last.value = 1;
+            }),
+        ),
         // R41
         invalid(
             MetaPoolLayout,

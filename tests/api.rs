@@ -1,0 +1,173 @@
+//! The public API's promises that no spec rule states: one spelling per code, accessors that never return a
+//! silently wrong number, `Debug` that never dumps payloads, `Display` in the spec's words, and verification
+//! entry by entry.
+
+mod support;
+
+use std::path::Path;
+
+use tpack::format::Packing;
+use tpack::{Builder, Container, Dtype, EntryDecl, Error, MetaType, MetaValue, NewEntry, Rule, ShapeError};
+
+fn vector(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Regression: `Dtype::Unknown(2)` was a second spelling of `F32` (unequal to it). A code now has one
+/// spelling, whichever way it is made.
+#[test]
+fn every_code_has_one_spelling() {
+    // Every code; under Miri (which is slow), the known ones and their neighbours.
+    let last = if cfg!(miri) { 300 } else { u16::MAX };
+    for code in 0..=last {
+        let dtype = Dtype::from_code(code);
+        assert_eq!(dtype.code(), code);
+        assert_eq!(dtype.is_known(), Dtype::ALL.contains(&dtype), "code {code}");
+        if let Some(name) = dtype.name() {
+            assert_eq!(Dtype::from_name(name), Some(dtype));
+        }
+    }
+    assert_eq!(Dtype::from_code(2), Dtype::F32);
+    assert_eq!(Dtype::from_name("F32"), Some(Dtype::from_code(2)));
+    for code in 0..=u8::MAX {
+        let t = MetaType::from_code(code);
+        assert_eq!(t.code(), code);
+        assert_eq!(t.is_known(), MetaType::ALL.contains(&t));
+        if let Some(name) = t.name() {
+            assert_eq!(MetaType::from_name(name), Some(t));
+        }
+    }
+    assert_eq!(MetaType::from_code(10), MetaType::STRING_ARRAY);
+}
+
+#[test]
+fn display_uses_the_spec_names() {
+    assert_eq!(Dtype::Q8_0.to_string(), "Q8_0");
+    assert_eq!(Dtype::from_code(77).to_string(), "dtype 77");
+    assert_eq!(format!("{:?}", Dtype::BF16), "BF16");
+    assert_eq!(format!("{:?}", Dtype::from_code(77)), "Dtype(77)");
+    assert_eq!(MetaType::STRING_ARRAY.to_string(), "string[]");
+    assert_eq!(MetaType::from_code(12).to_string(), "type 12");
+}
+
+/// `Dtype::byte_len` is the reader's own arithmetic (spec §4.1), each refusal naming its rule.
+#[test]
+fn byte_len_follows_the_spec_and_names_the_rule() {
+    assert_eq!(Dtype::F32.byte_len(&[2, 3]), Ok(24));
+    assert_eq!(Dtype::Q4_0.byte_len(&[3, 64]), Ok(6 * 18));
+    assert_eq!(Dtype::CONTAINER.byte_len(&[100]), Ok(100));
+    let cases = [
+        (Dtype::from_code(77), &[1u64][..], ShapeError::UnknownDtype, Rule::UnknownDtype),
+        (Dtype::U8, &[1; 9][..], ShapeError::RankTooLarge, Rule::RankTooLarge),
+        (Dtype::U8, &[1 << 40, 1 << 40, 0][..], ShapeError::Overflow, Rule::ShapeOverflow),
+        (Dtype::Q8_0, &[2, 33][..], ShapeError::PartialBlock, Rule::BlockShape),
+        (Dtype::Q8_0, &[][..], ShapeError::PartialBlock, Rule::BlockShape),
+        (Dtype::RAW, &[2, 2][..], ShapeError::NotRankOne, Rule::ByteShape),
+    ];
+    for (dtype, dims, error, rule) in cases {
+        assert_eq!(dtype.byte_len(dims), Err(error), "{dtype} {dims:?}");
+        assert_eq!(error.rule(), rule);
+    }
+    // Every known dtype agrees with its packing on a shape every packing accepts.
+    for &dtype in Dtype::ALL {
+        let dims: &[u64] = match dtype.packing() {
+            Some(Packing::Bytes) => &[64],
+            _ => &[2, 64],
+        };
+        let expected = match dtype.packing().unwrap() {
+            Packing::Element(size) => 128 * size,
+            Packing::Block { block_elems, block_bytes } => 128 / block_elems * block_bytes,
+            Packing::Bytes => 64,
+        };
+        assert_eq!(dtype.byte_len(dims), Ok(expected), "{dtype}");
+    }
+}
+
+/// Regression: an entry of a dtype unknown to the reader, in a newer-minor file, escaped R25, so shape
+/// `[2^63, 4]` parsed and `Shape::elements` returned `u64::MAX`. R25 now holds for every entry, so
+/// `elements` is exact for every entry a reader accepts.
+#[test]
+fn element_counts_are_exact_for_every_accepted_entry() {
+    let refused = vector("invalid/R25-unknown-dtype.tpack");
+    assert_eq!(Container::parse(&refused).unwrap_err().rule(), Rule::ShapeOverflow);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&String::from_utf8(vector("manifest.json")).unwrap()).unwrap();
+    let mut unknown = 0;
+    for case in manifest["vectors"].as_array().unwrap() {
+        if case["valid"] != true {
+            continue;
+        }
+        let bytes = vector(case["file"].as_str().unwrap());
+        let c = Container::parse(&bytes).unwrap();
+        for e in c.entries() {
+            let product = e.shape().dims().iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+            assert_eq!(Some(e.shape().elements()), product, "{}: {}", case["file"], e.name());
+            unknown += usize::from(!e.dtype().is_known());
+        }
+    }
+    assert!(unknown > 0, "the valid vectors include entries of unknown dtype");
+}
+
+/// Regression: `Debug` of a container and an entry printed the whole byte slice — gigabytes for a mapped
+/// model. It prints a summary.
+#[test]
+fn debug_never_prints_the_payload() {
+    // Large enough that printing it could not fit the bound below.
+    let payload = vec![0xAB; 4096];
+    let mut b = Builder::new();
+    b.push(NewEntry::new("big", Dtype::U8, &[4096], &payload)).unwrap();
+    b.metadata("k", MetaValue::String("v")).unwrap();
+    let bytes = b.finish().unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    let container = format!("{c:?}");
+    let entry = format!("{:?}", c.get("big").unwrap());
+    for text in [&container, &entry] {
+        assert!(text.len() < 400, "{} bytes of Debug: {text}", text.len());
+        assert!(!text.contains("171"), "a payload byte (0xAB = 171) is printed: {text}");
+    }
+    assert!(entry.contains("\"big\"") && entry.contains("U8"), "{entry}");
+    assert!(container.contains("entries: 1"), "{container}");
+    assert_eq!(format!("{:?}", c.metadata()), r#"{"k": String("v")}"#);
+}
+
+#[test]
+fn metadata_is_a_view_with_lookups_and_iteration() {
+    let mut b = Builder::new();
+    b.metadata("b", MetaValue::U64(2)).unwrap();
+    b.metadata("a", MetaValue::Bool(true)).unwrap();
+    let bytes = b.finish().unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    let m = c.metadata();
+    assert_eq!((m.len(), m.is_empty()), (2, false));
+    assert_eq!(m.get("a"), Some(MetaValue::Bool(true)));
+    assert_eq!(m.get("c"), None);
+    assert_eq!(m.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(m.into_iter().len(), 2);
+}
+
+/// `verification` reports each entry, every problem of it, and progress that adds up to the payloads.
+#[test]
+fn verification_goes_entry_by_entry_with_progress() {
+    let mut b = Builder::new();
+    b.push(EntryDecl::new("a", Dtype::U8, &[3]).with_alignment(16).with_data(&[1, 2, 3])).unwrap();
+    b.push(NewEntry::new("b", Dtype::U8, &[5], &[4; 5])).unwrap();
+    let mut bytes = b.finish().unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    let a = c.get("a").unwrap().range();
+    let bb = c.get("b").unwrap().range();
+    // Corrupt a padding byte before `b` and a payload byte of `b`.
+    bytes[usize::try_from(a.end).unwrap()] = 1;
+    bytes[usize::try_from(bb.start).unwrap()] ^= 0xFF;
+    let c = Container::parse(&bytes).unwrap();
+    let mut done = 0;
+    let found: Vec<_> = c.verification().with_progress(|n| done += n).collect();
+    assert_eq!(done, 8);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].result(), Ok(()));
+    assert_eq!(found[1].entry.name(), "b");
+    assert_eq!(found[1].padding, Err(Error::PaddingNonZero { offset: a.end }));
+    assert!(matches!(found[1].payload, Err(Error::EntryChecksum { entry: 1, .. })));
+    assert_eq!(found[1].result(), found[1].padding);
+    assert_eq!(c.verify(), found[1].padding);
+}
