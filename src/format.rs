@@ -241,6 +241,14 @@ macro_rules! dtypes {
                 self.0
             }
 
+            /// Whether this crate knows the code (it is one of [`Dtype::ALL`]).
+            #[must_use]
+            pub const fn is_known(self) -> bool {
+                // A match on the codes, not `name().is_some()`: no table of names in a reader that never
+                // prints one.
+                matches!(self.0, $($code)|*)
+            }
+
             /// The name the spec uses (`"F32"`, `"Q8_0"`, …), or `None` for a code this crate does not know.
             #[must_use]
             pub const fn name(self) -> Option<&'static str> {
@@ -339,6 +347,12 @@ macro_rules! meta_types {
                 self.0
             }
 
+            /// Whether this crate knows the type (it is one of [`MetaType::ALL`]).
+            #[must_use]
+            pub const fn is_known(self) -> bool {
+                matches!(self.0, $($code)|*)
+            }
+
             /// The name the spec uses (`"u64"`, `"string[]"`, …), or `None` for a code this crate does not know.
             #[must_use]
             pub const fn name(self) -> Option<&'static str> {
@@ -384,12 +398,6 @@ meta_types! {
 }
 
 impl MetaType {
-    /// Whether this crate knows the type (it is one of [`MetaType::ALL`]).
-    #[must_use]
-    pub const fn is_known(self) -> bool {
-        self.name().is_some()
-    }
-
     /// Whether the value is stored inline in the record (rather than in the pool). Types a later minor version
     /// adds are always stored in the pool (spec §10).
     #[must_use]
@@ -399,12 +407,6 @@ impl MetaType {
 }
 
 impl Dtype {
-    /// Whether this crate knows the code (it is one of [`Dtype::ALL`]).
-    #[must_use]
-    pub const fn is_known(self) -> bool {
-        self.name().is_some()
-    }
-
     /// The payload length in bytes of an entry of this dtype with shape `dims` (outermost first), by the
     /// rules of spec §4.1.
     ///

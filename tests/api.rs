@@ -171,3 +171,20 @@ fn verification_goes_entry_by_entry_with_progress() {
     assert_eq!(found[1].result(), found[1].padding);
     assert_eq!(c.verify(), found[1].padding);
 }
+
+/// `verify` (the small path a microcontroller runs) and `verification` (entry by entry) agree on every
+/// golden vector that parses.
+#[test]
+fn verify_and_verification_agree_on_every_vector() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&String::from_utf8(vector("manifest.json")).unwrap()).unwrap();
+    let mut checked = 0;
+    for case in manifest["vectors"].as_array().unwrap() {
+        let bytes = vector(case["file"].as_str().unwrap());
+        let Ok(c) = Container::parse(&bytes) else { continue };
+        let first = c.verification().find_map(|v| v.result().err()).map_or(Ok(()), Err);
+        assert_eq!(c.verify(), first, "{}", case["file"]);
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} vectors parse");
+}
