@@ -3,8 +3,8 @@
 
 mod support;
 
-use proptest::prelude::*;
 use embedded_io::Write as _;
+use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::{
     Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, StreamWriter,
@@ -436,7 +436,11 @@ fn the_seekable_writer_places_the_container_where_the_sink_stood() {
         sink.write_all(&preamble).unwrap();
         seek_write(&items, &mut sink, chunk).unwrap();
         assert_eq!(&sink.bytes[..29], &preamble[..], "chunk {chunk}: the preamble is left as it was");
-        assert_eq!(&sink.bytes[29..], &expected[..], "chunk {chunk}: the container follows it, byte for byte");
+        assert_eq!(
+            &sink.bytes[29..],
+            &expected[..],
+            "chunk {chunk}: the container follows it, byte for byte"
+        );
         assert_eq!(sink.position, sink.bytes.len(), "chunk {chunk}: the sink is left after the container");
         let c = Container::parse(&sink.bytes[29..]).unwrap();
         c.verify().unwrap();

@@ -10,7 +10,6 @@ use tpack::{Container, Dtype, Entry, MetaValue};
 #[must_use]
 pub fn dtype_name(dtype: Dtype) -> String {
     dtype.to_string()
-}", dtype.code()), str::to_owned)
 }
 
 /// Lowercase hex of `bytes`.
@@ -130,5 +129,4 @@ pub fn meta_value_text(value: &MetaValue<'_>) -> String {
 #[must_use]
 pub fn meta_type_text(value: &MetaValue<'_>) -> String {
     value.value_type().to_string()
-}", t.code()), str::to_owned)
 }

@@ -46,12 +46,7 @@ impl<'a> Container<'a> {
     pub fn verification(&self) -> Verification<'a> {
         let [.., payloads, _] = &self.header.sections;
         let progress: fn(u64) = ignore_progress;
-        Verification {
-            entries: self.entries(),
-            bytes: self.bytes,
-            cursor: payloads.offset.get(),
-            progress,
-        }
+        Verification { entries: self.entries(), bytes: self.bytes, cursor: payloads.offset.get(), progress }
     }
 }
 
