@@ -66,7 +66,10 @@ impl AtomicFile {
     /// fsync the directory so that the rename itself survives a crash.
     ///
     /// # Errors
-    /// The I/O error of any of those steps; the destination then still holds its old content.
+    /// The I/O error of the step that failed. If the file's fsync or the rename failed, the destination still
+    /// holds its old content (and the temporary file is deleted). If only the directory's fsync failed, the
+    /// rename has happened — the destination holds the new, complete file — but a crash soon after could
+    /// still undo the rename.
     pub fn commit(self) -> io::Result<()> {
         self.temp.as_file().sync_all()?;
         let dir = self.temp.path().parent().map(Path::to_path_buf);

@@ -1,5 +1,6 @@
-//! Arbitrary entries and metadata through the writers and back through the reader: what comes out is what
-//! went in, and both writers give the same bytes.
+//! Arbitrary entries and metadata through the one-pass writer, in chunks of any size, and back through the
+//! reader: what comes out is what went in. (That both writer modes give the same bytes is checked by
+//! tests/writer.rs at every chunking, and on every golden vector by tests/vectors.rs.)
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
