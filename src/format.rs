@@ -213,35 +213,38 @@ pub enum Packing {
     Bytes,
 }
 
-macro_rules! dtypes {
-    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal, $packing:expr;)*) => {
-        /// Element type of an entry (spec §4.1): its on-disk code.
-        ///
-        /// A newtype over the code, so that every code has exactly one spelling: a code this crate knows is
-        /// one of the constants (`Dtype::F32`), and any other code — from a file of a newer minor version —
-        /// is a `Dtype` for which [`Dtype::is_known`] is false. Match on the constants with a `_` arm.
+/// Defines a newtype over an on-disk code with a constant per known code, so that every code has exactly one
+/// spelling: a known code is one of the constants, any other (from a file of a newer minor version) is a value
+/// for which `is_known` is false.
+macro_rules! codes {
+    (
+        $(#[$type_doc:meta])*
+        $ty:ident($repr:ty), unknown as $word:literal;
+        $($(#[$doc:meta])* $name:ident = $code:literal, $text:literal;)*
+    ) => {
+        $(#[$type_doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct Dtype(u16);
+        pub struct $ty($repr);
 
-        impl Dtype {
-            $($(#[$doc])* pub const $name: Dtype = Dtype($code);)*
+        impl $ty {
+            $($(#[$doc])* pub const $name: $ty = $ty($code);)*
 
-            /// Every dtype this crate knows (format 1.0), in code order.
-            pub const ALL: &'static [Dtype] = &[$(Dtype::$name),*];
+            /// Every code this crate knows (format 1.0), in code order.
+            pub const ALL: &'static [$ty] = &[$($ty::$name),*];
 
-            /// The dtype with on-disk code `code`, known or not.
+            /// The value for on-disk code `code`, known or not.
             #[must_use]
-            pub const fn from_code(code: u16) -> Dtype {
-                Dtype(code)
+            pub const fn from_code(code: $repr) -> $ty {
+                $ty(code)
             }
 
             /// The on-disk code.
             #[must_use]
-            pub const fn code(self) -> u16 {
+            pub const fn code(self) -> $repr {
                 self.0
             }
 
-            /// Whether this crate knows the code (it is one of [`Dtype::ALL`]).
+            /// Whether this crate knows the code (it is one of `ALL`).
             #[must_use]
             pub const fn is_known(self) -> bool {
                 // A match on the codes, not `name().is_some()`: no table of names in a reader that never
@@ -251,7 +254,7 @@ macro_rules! dtypes {
                 known
             }
 
-            /// The name the spec uses (`"F32"`, `"Q8_0"`, …), or `None` for a code this crate does not know.
+            /// The name the spec uses, or `None` for a code this crate does not know.
             #[must_use]
             pub const fn name(self) -> Option<&'static str> {
                 match self.0 {
@@ -260,20 +263,55 @@ macro_rules! dtypes {
                 }
             }
 
+            /// The value with this spec name; names are case-sensitive.
+            #[must_use]
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name {
+                    $($text => Some($ty::$name),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Debug for $ty {
+            /// The spec name, or the type and code for a code this crate does not know.
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self.name() {
+                    Some(name) => f.write_str(name),
+                    None => write!(f, "{}({})", stringify!($ty), self.0),
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            /// The spec name, or a word and the code for a code this crate does not know.
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self.name() {
+                    Some(name) => f.write_str(name),
+                    None => write!(f, "{} {}", $word, self.0),
+                }
+            }
+        }
+    };
+}
+
+/// The dtype codes of spec §4.1, each with how it packs elements into bytes.
+macro_rules! dtypes {
+    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal, $packing:expr;)*) => {
+        codes! {
+            /// Element type of an entry (spec §4.1): its on-disk code. Match on the constants with a `_` arm.
+            ///
+            /// `Display` is the spec name (`F32`), or `dtype 77` for a code this crate does not know.
+            Dtype(u16), unknown as "dtype";
+            $($(#[$doc])* $name = $code, $text;)*
+        }
+
+        impl Dtype {
             /// How the dtype packs elements into bytes, or `None` for a code this crate does not know.
             #[must_use]
             pub const fn packing(self) -> Option<Packing> {
                 match self.0 {
                     $($code => Some($packing),)*
-                    _ => None,
-                }
-            }
-
-            /// The dtype with this spec name (`"F32"`, `"Q8_0"`, …); names are case-sensitive.
-            #[must_use]
-            pub fn from_name(name: &str) -> Option<Dtype> {
-                match name {
-                    $($text => Some(Dtype::$name),)*
                     _ => None,
                 }
             }
@@ -322,63 +360,11 @@ dtypes! {
     CONTAINER = 19, "CONTAINER", Packing::Bytes;
 }
 
-macro_rules! meta_types {
-    ($($(#[$doc:meta])* $name:ident = $code:literal, $text:literal;)*) => {
-        /// Type of a metadata value (spec §7.1): its on-disk code.
-        ///
-        /// A newtype over the code, like [`Dtype`]: a known type is one of the constants, any other code (from
-        /// a file of a newer minor version) is a `MetaType` for which [`MetaType::is_known`] is false.
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct MetaType(u8);
-
-        impl MetaType {
-            $($(#[$doc])* pub const $name: MetaType = MetaType($code);)*
-
-            /// Every metadata type this crate knows (format 1.0), in code order.
-            pub const ALL: &'static [MetaType] = &[$(MetaType::$name),*];
-
-            /// The type with on-disk code `code`, known or not.
-            #[must_use]
-            pub const fn from_code(code: u8) -> MetaType {
-                MetaType(code)
-            }
-
-            /// The on-disk code.
-            #[must_use]
-            pub const fn code(self) -> u8 {
-                self.0
-            }
-
-            /// Whether this crate knows the type (it is one of [`MetaType::ALL`]).
-            #[must_use]
-            pub const fn is_known(self) -> bool {
-                #[allow(clippy::manual_range_patterns)]
-                let known = matches!(self.0, $($code)|*);
-                known
-            }
-
-            /// The name the spec uses (`"u64"`, `"string[]"`, …), or `None` for a code this crate does not know.
-            #[must_use]
-            pub const fn name(self) -> Option<&'static str> {
-                match self.0 {
-                    $($code => Some($text),)*
-                    _ => None,
-                }
-            }
-
-            /// The type with this spec name (`"u64"`, `"string[]"`, …).
-            #[must_use]
-            pub fn from_name(name: &str) -> Option<MetaType> {
-                match name {
-                    $($text => Some(MetaType::$name),)*
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-meta_types! {
+codes! {
+    /// Type of a metadata value (spec §7.1): its on-disk code. Match on the constants with a `_` arm.
+    ///
+    /// `Display` is the spec name (`string[]`), or `type 12` for a code this crate does not know.
+    MetaType(u8), unknown as "type";
     /// Unsigned 64-bit integer, inline.
     U64 = 1, "u64";
     /// Signed 64-bit integer, inline.
@@ -423,44 +409,6 @@ impl Dtype {
             return Err(ShapeError::RankTooLarge);
         }
         crate::layout::byte_len(self, dims.iter().copied())
-    }
-}
-
-impl fmt::Debug for Dtype {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "Dtype({})", self.0),
-        }
-    }
-}
-
-impl fmt::Display for Dtype {
-    /// The spec name (`F32`), or `dtype 77` for a code this crate does not know.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "dtype {}", self.0),
-        }
-    }
-}
-
-impl fmt::Debug for MetaType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "MetaType({})", self.0),
-        }
-    }
-}
-
-impl fmt::Display for MetaType {
-    /// The spec name (`string[]`), or `type 12` for a code this crate does not know.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "type {}", self.0),
-        }
     }
 }
 
