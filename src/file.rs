@@ -10,8 +10,39 @@ use crate::error::Error;
 use crate::read::Container;
 use crate::read::Entry;
 
-/// The sink an [`AtomicFile`] lends to a writer: buffered, seekable.
-pub type FileSink<'a> = FromStd<BufWriter<&'a mut File>>;
+/// The sink an [`AtomicFile`] lends to a writer: buffered, seekable, with `std::io::Error` as its error.
+///
+/// A type of its own rather than an `embedded-io-adapters` type, so that no adapter crate's version is part
+/// of this crate's API.
+pub struct FileSink<'a> {
+    inner: FromStd<BufWriter<&'a mut File>>,
+}
+
+impl core::fmt::Debug for FileSink<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FileSink").finish_non_exhaustive()
+    }
+}
+
+impl embedded_io::ErrorType for FileSink<'_> {
+    type Error = io::Error;
+}
+
+impl embedded_io::Write for FileSink<'_> {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, io::Error> {
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> Result<(), io::Error> {
+        self.inner.flush()
+    }
+}
+
+impl embedded_io::Seek for FileSink<'_> {
+    fn seek(&mut self, pos: embedded_io::SeekFrom) -> Result<u64, io::Error> {
+        self.inner.seek(pos)
+    }
+}
 
 /// Buffer between a writer and the file: small writes (descriptors, padding) are batched; payload chunks at
 /// least this large go straight through.
@@ -59,7 +90,7 @@ impl AtomicFile {
     /// A buffered, seekable sink over the temporary file, for [`crate::SeekWriter`] or
     /// [`crate::StreamWriter`]. The writers flush it when they finish.
     pub fn sink(&mut self) -> FileSink<'_> {
-        FromStd::new(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut()))
+        FileSink { inner: FromStd::new(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut())) }
     }
 
     /// Makes the file durable and atomically gives it the destination's name: fsync the file, rename it, then
