@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tpack::{Dtype, EntryDecl, SeekWriter, VecBookkeeping};
 
 /// Payload of each input: large enough that writing it takes the tool a good fraction of a second.
-const BIG: u64 = 384 << 20;
+const BIG: u64 = 128 << 20;
 
 /// How long to wait for the tool to reach the state a test needs.
 const PATIENCE: Duration = Duration::from_secs(20);
