@@ -52,6 +52,11 @@ const FILE_BUFFER: usize = 256 * 1024;
 /// by [`AtomicFile::commit`], after an fsync: the destination holds either its old content or the complete new
 /// file, never a partial one. Dropped without `commit`, the temporary file is deleted.
 ///
+/// Permissions (Unix): a new file gets the mode any tool's new file gets, `0o666` less the process's umask. A
+/// file that replaces an existing one keeps the permission bits (`0o777`) of the file it replaces; until then
+/// the temporary file is readable by its owner only, so content that replaces a private file is never
+/// exposed. Owner and group are the creating process's, as for any new file.
+///
 /// ```
 /// use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
 /// let dir = tempfile::tempdir()?;
@@ -83,7 +88,12 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let temp = tempfile::Builder::new().prefix(".tpack-").suffix(".tmp").tempfile_in(dir)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".tpack-").suffix(".tmp");
+        // tempfile's own default, 0o600, would make every output private whatever the umask.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(creation_mode(&destination)));
+        let temp = builder.tempfile_in(dir)?;
         Ok(Self { temp, destination })
     }
 
@@ -94,7 +104,8 @@ impl AtomicFile {
     }
 
     /// Makes the file durable and atomically gives it the destination's name: fsync the file, rename it, then
-    /// fsync the directory so that the rename itself survives a crash.
+    /// fsync the directory so that the rename itself survives a crash. If the destination exists, its permission
+    /// bits are first given to the new file (see [`AtomicFile`]).
     ///
     /// # Errors
     /// The I/O error of the step that failed. If the file's fsync or the rename failed, the destination still
@@ -102,6 +113,10 @@ impl AtomicFile {
     /// rename has happened — the destination holds the new, complete file — but a crash soon after could
     /// still undo the rename.
     pub fn commit(self) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some(mode) = replaced_mode(&self.destination) {
+            self.temp.as_file().set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        }
         self.temp.as_file().sync_all()?;
         let dir = self.temp.path().parent().map(Path::to_path_buf);
         self.temp.persist(&self.destination).map_err(|e| e.error)?;
@@ -113,6 +128,25 @@ impl AtomicFile {
         let _ = dir;
         Ok(())
     }
+}
+
+/// The mode the temporary file is created with, before the umask: that of any new file, or owner-only while it
+/// is to replace an existing file (whose own bits it gets at commit).
+#[cfg(unix)]
+fn creation_mode(destination: &Path) -> u32 {
+    if replaced_mode(destination).is_some() {
+        0o600
+    } else {
+        0o666
+    }
+}
+
+/// The permission bits of the regular file `destination` names (through symlinks), if there is one.
+#[cfg(unix)]
+fn replaced_mode(destination: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(destination).ok()?;
+    meta.is_file().then(|| meta.permissions().mode() & 0o777)
 }
 
 /// Why [`MappedFile::open`] failed.

@@ -15,11 +15,13 @@ pub fn map(path: &Path) -> Result<memmap2::Mmap> {
     if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
         return Err(CliError::new(Kind::Io, format!("cannot read {}: it is a directory", path.display())));
     }
-    // SAFETY: a shared read-only mapping. Another process truncating the file while it is mapped can raise
-    // SIGBUS, as for every mmap-based reader; every byte read through the map is validated, never trusted.
+    // SAFETY: a shared read-only mapping. Another process truncating the file while it is mapped raises
+    // SIGBUS, as for every mmap-based reader: `crate::signals` turns that into an error message and exit code.
+    // Every byte read through the map is validated, never trusted.
     #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) };
-    map.map_err(|e| CliError::io("cannot map", path, &e))
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| CliError::io("cannot map", path, &e))?;
+    crate::signals::watch_input(path, &map);
+    Ok(map)
 }
 
 /// Refuses to go on when `path` exists (as anything, a dangling symlink included) and `force` is off.

@@ -3,7 +3,8 @@
 //! `formats/`. `main.rs` only parses arguments and prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
-//! `run_*` function per command, the [`Format`] that `convert --to` names, and the error type. The GGUF
+//! `run_*` function per command, the [`Format`] that `convert --to` names, the error type, and the signal
+//! handling the binary installs ([`signals`]). The GGUF
 //! parser is its own crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate.
 
 mod commands;
@@ -13,8 +14,10 @@ mod formats;
 mod fsutil;
 mod json_strict;
 mod manifest;
+mod output;
 mod progress;
 mod safe_names;
+pub mod signals;
 
 pub use commands::convert::run as run_convert;
 pub use commands::inspect::run as run_inspect;

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tpack_cli::{run_convert, run_inspect, run_pack, run_unpack, run_verify, Format};
@@ -14,7 +13,10 @@ Exit codes:
   2  the command line is wrong
   3  an input cannot be used: a manifest problem, an invalid safetensors or
      GGUF file, a dtype the output format cannot store
-  4  a file cannot be read or written, or an output exists without --force";
+  4  a file cannot be read or written, or an output exists without --force,
+     or an input was cut short while it was read
+  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM; the unfinished output
+     is deleted";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -127,8 +129,9 @@ enum Target {
     Safetensors,
 }
 
-fn main() -> ExitCode {
+fn main() {
     let cli = Cli::parse();
+    tpack_cli::signals::install();
     let quiet = cli.quiet;
     let result = match &cli.command {
         Command::Inspect { file, json, entry } => run_inspect(file, entry.as_deref(), *json),
@@ -143,15 +146,16 @@ fn main() -> ExitCode {
             run_convert(input, output, to, *force, quiet)
         }
     };
-    match result {
+    tpack_cli::signals::finish(|| match result {
         Ok(text) => {
             // A closed pipe (`tpack inspect … | head`) is not an error worth a message.
             let _ = std::io::stdout().write_all(text.as_bytes());
-            ExitCode::SUCCESS
+            0
         }
         Err(e) => {
+            let e = tpack_cli::signals::explain(e);
             eprintln!("error: {e}");
-            e.exit_code()
+            e.kind().exit_code()
         }
-    }
+    })
 }

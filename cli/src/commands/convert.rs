@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::error::{CliError, Result};
 use crate::formats::{exporter, importer, tpack, Export, Format, Import, EXPORTS, IMPORTS};
 use crate::fsutil::{check_overwrite, size_short};
+use crate::output::StagingDir;
 
 /// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension.
 ///
@@ -62,7 +63,13 @@ fn from_tpack(export: &dyn Export, input: &Path, bytes: &[u8], output: &Path, qu
             p.what
         )));
     }
-    let written = export.write(input, &container, output)?;
+    // The exporter writes a file in a staging directory, with whatever temporary file it uses: an interrupt
+    // then deletes the directory with everything in it.
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+    let staging = StagingDir::create(output)
+        .map_err(|e| CliError::io("cannot create a directory next to", output, &e))?;
+    let written = export.write(input, &container, &staging.path().join(name))?;
+    staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
     let mut report = done(input, output, written.entries, written.metadata);
     for note in &written.notes {
         report.push_str(&format!("note: {note}\n"));

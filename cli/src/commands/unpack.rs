@@ -1,17 +1,18 @@
 //! `tpack unpack`: every payload to a file, and a manifest from which `tpack pack` rebuilds the identical
 //! container.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value as Json};
-use tpack::{AtomicFile, Container, Dtype, MetaValue};
+use tpack::{Container, Dtype, MetaValue};
 
 use crate::describe::{dtype_name, meta_type_json, meta_value_json};
 use crate::error::{CliError, Kind, Result};
 use crate::fsutil::check_overwrite;
 use crate::manifest::VERSION;
+use crate::output::StagingDir;
 use crate::safe_names::file_name;
 
 /// Name of the manifest `unpack` writes.
@@ -46,16 +47,22 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     if dir.exists() && !dir.is_dir() {
         return Err(CliError::new(Kind::Io, format!("{} exists and is not a directory", dir.display())));
     }
-    for (p, _) in &files {
-        check_overwrite(p, force)?;
-    }
     let manifest_path = dir.join(MANIFEST);
-    check_overwrite(&manifest_path, force)?;
-    fs::create_dir_all(dir).map_err(|e| CliError::io("cannot create directory", dir, &e))?;
+    for p in files.iter().map(|(p, _)| p).chain([&manifest_path]) {
+        check_overwrite(p, force)?;
+        refuse_directory(p)?;
+    }
+    // Everything is written in a staging directory next to DIR and moved into place at the end, so a failure
+    // or an interrupt leaves DIR as it was.
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| CliError::io("cannot create directory", parent, &e))?;
+    }
+    let staging =
+        StagingDir::create(dir).map_err(|e| CliError::io("cannot create a directory next to", dir, &e))?;
 
     let mut entries = Vec::new();
-    for (e, (p, name)) in container.entries().zip(&files) {
-        write_new(p, e.payload(), force)?;
+    for (e, (_, name)) in container.entries().zip(&files) {
+        write_new(&staging, name, e.payload())?;
         let mut m = Map::new();
         m.insert("name".into(), json!(e.name()));
         m.insert("dtype".into(), json!(dtype_name(e.dtype())));
@@ -80,24 +87,14 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     doc.insert("entries".into(), Json::Array(entries));
     doc.insert("metadata".into(), Json::Array(metadata));
     let text = serde_json::to_string_pretty(&Json::Object(doc)).unwrap_or_default() + "\n";
-    let mut out =
-        AtomicFile::create(&manifest_path).map_err(|e| CliError::io("cannot create", &manifest_path, &e))?;
-    {
-        let mut sink = out.sink();
-        embedded_io_write(&mut sink, text.as_bytes())
-            .map_err(|e| CliError::io("cannot write", &manifest_path, &e))?;
-    }
-    out.commit().map_err(|e| CliError::io("cannot save", &manifest_path, &e))?;
+    write_new(&staging, MANIFEST, text.as_bytes())?;
+    let names: Vec<String> = files.into_iter().map(|(_, name)| name).chain([MANIFEST.to_owned()]).collect();
+    staging.commit_into(&names, dir).map_err(|e| CliError::io("cannot save", dir, &e))?;
     Ok(format!(
         "unpacked {count} entries into {}; `tpack pack {} -o FILE` rebuilds the identical container\n",
         dir.display(),
         manifest_path.display()
     ))
-}
-
-fn embedded_io_write(sink: &mut tpack::FileSink<'_>, bytes: &[u8]) -> std::io::Result<()> {
-    embedded_io::Write::write_all(sink, bytes)?;
-    embedded_io::Write::flush(sink)
 }
 
 /// A metadata value as the manifest writes it: spec §13's form, except that finite f64s are plain numbers
@@ -140,26 +137,23 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Writes a new file at `path`. Without `force` the file must not exist (as anything, a symlink included:
-/// `create_new` never follows one); with `force` an existing file or symlink is removed first, so a planted
-/// symlink is replaced, never written through.
-fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
-    if force {
-        if let Ok(meta) = path.symlink_metadata() {
-            if meta.is_dir() {
-                return Err(CliError::new(
-                    Kind::Io,
-                    format!("{} is a directory; it is not replaced", path.display()),
-                ));
-            }
-            fs::remove_file(path).map_err(|e| CliError::io("cannot replace", path, &e))?;
-        }
+/// Refuses a directory at `path`, which `--force` does not replace.
+fn refuse_directory(path: &Path) -> Result<()> {
+    if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(CliError::new(
+            Kind::Io,
+            format!("{} is a directory; it is not replaced", path.display()),
+        ));
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| CliError::io("cannot create", path, &e))?;
+    Ok(())
+}
+
+/// Writes the new file `name` in the staging directory. The file it replaces in DIR, if `--force` allows one,
+/// is replaced by a rename, so a planted symlink is replaced, never written through.
+fn write_new(staging: &StagingDir, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = staging.path().join(name);
+    let path = path.as_path();
+    let mut file = staging.create_file(name).map_err(|e| CliError::io("cannot create", path, &e))?;
     file.write_all(bytes).map_err(|e| CliError::io("cannot write", path, &e))?;
     Ok(())
 }

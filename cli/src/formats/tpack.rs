@@ -6,12 +6,13 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use tpack::{AtomicFile, Container, Dtype, EntryDecl, Error, SeekWriter, VecBookkeeping, WriteError};
+use tpack::{Container, Dtype, EntryDecl, Error, SeekWriter, VecBookkeeping, WriteError};
 
 use super::{importer, Format, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Kind, Result};
 use crate::fsutil::size_words;
+use crate::output::TempOutput;
 
 /// Whether `head` starts with the tpack magic.
 pub(crate) fn sniff(head: &[u8]) -> bool {
@@ -109,7 +110,7 @@ pub(crate) struct OutEntry<'a> {
     pub payload: Payload<'a>,
 }
 
-/// Streams `model` as a container to `out` through [`SeekWriter`] and an [`AtomicFile`]: memory stays
+/// Streams `model` as a container to `out` through [`SeekWriter`] and a [`TempOutput`]: memory stays
 /// O(table), and `out` holds either its old content or the complete new container. This is the one write
 /// path of every command that produces a container.
 ///
@@ -122,7 +123,7 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
         other => CliError::input(format!("cannot write {}: {other}", out.display())),
     };
     let mut file =
-        AtomicFile::create(out).map_err(|e| CliError::io("cannot create a file next to", out, &e))?;
+        TempOutput::create(out).map_err(|e| CliError::io("cannot create a file next to", out, &e))?;
     {
         let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
         w.set_compat_flags(*compat_flags);

@@ -1,0 +1,327 @@
+//! Real signals against the built `tpack`: SIGINT and SIGTERM while an output is being written leave nothing
+//! behind and exit 130 / 143; an input truncated while it is mapped (SIGBUS) is an error with exit code 4, not a
+//! crash. Inputs are sparse files of a few hundred MiB, cheap to make, that take the tool long enough to read.
+
+#![cfg(target_os = "linux")]
+
+use std::fs::{self, File};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use tpack::{Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+
+/// Payload of each input: large enough that writing it takes the tool a good fraction of a second.
+const BIG: u64 = 128 << 20;
+
+/// How long to wait for the tool to reach the state a test needs.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A safetensors file with one U8 tensor of `len` bytes, all zero and sparse.
+fn safetensors(path: &Path, len: u64) {
+    let mut header = format!(r#"{{"w":{{"dtype":"U8","shape":[{len}],"data_offsets":[0,{len}]}}}}"#);
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut f = File::create(path).unwrap();
+    f.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
+    f.write_all(header.as_bytes()).unwrap();
+    f.set_len(8 + header.len() as u64 + len).unwrap();
+}
+
+/// A sink that leaves holes where the writer writes zeros, so a big container costs no disk.
+struct Sparse(File);
+
+impl embedded_io::ErrorType for Sparse {
+    type Error = std::io::Error;
+}
+
+impl embedded_io::Write for Sparse {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.iter().all(|&b| b == 0) {
+            let end = self.0.seek(SeekFrom::Current(buf.len() as i64))?;
+            if self.0.metadata()?.len() < end {
+                self.0.set_len(end)?;
+            }
+            Ok(buf.len())
+        } else {
+            Write::write(&mut self.0, buf)
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl embedded_io::Seek for Sparse {
+    fn seek(&mut self, pos: embedded_io::SeekFrom) -> std::io::Result<u64> {
+        self.0.seek(match pos {
+            embedded_io::SeekFrom::Start(n) => SeekFrom::Start(n),
+            embedded_io::SeekFrom::End(n) => SeekFrom::End(n),
+            embedded_io::SeekFrom::Current(n) => SeekFrom::Current(n),
+        })
+    }
+}
+
+/// A container of `entries` zero U8 entries sharing `total` bytes, sparse.
+fn container(path: &Path, entries: usize, total: u64) {
+    let each = total / entries as u64;
+    let names: Vec<String> = (0..entries).map(|i| format!("layers.{i}.weight")).collect();
+    let shape = [each];
+    let mut w = SeekWriter::new(Sparse(File::create(path).unwrap()), VecBookkeeping);
+    for name in &names {
+        w.declare(EntryDecl::new(name, Dtype::U8, &shape)).unwrap();
+    }
+    let chunk = vec![0u8; 1 << 20];
+    for _ in &names {
+        let mut left = each;
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            w.write(&chunk[..n]).unwrap();
+            left -= n as u64;
+        }
+        w.end_entry().unwrap();
+    }
+    drop(w.finish().unwrap());
+}
+
+/// A manifest packing one sparse data file of `len` bytes.
+fn manifest(dir: &Path, len: u64) -> PathBuf {
+    File::create(dir.join("w.bin")).unwrap().set_len(len).unwrap();
+    let path = dir.join("manifest.json");
+    fs::write(
+        &path,
+        format!(r#"{{"tpack_manifest": 1, "entries": [{{"name": "w", "dtype": "U8", "shape": [{len}], "file": "w.bin"}}]}}"#),
+    )
+    .unwrap();
+    path
+}
+
+fn spawn(args: &[&std::ffi::OsStr]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tpack"))
+        .arg("-q")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The hidden files and directories in `dir`: temporary outputs, ours (`.tpack-…`) or a library's (`.tmp…`).
+fn hidden(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// Waits until `ready` holds, failing if the tool ends first.
+fn wait_for(child: &mut Child, what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("tpack ended ({status}) before {what}: {}", stderr_of(child));
+        }
+        assert!(start.elapsed() < PATIENCE, "{what} never happened");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut text = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut text);
+    }
+    text
+}
+
+fn finish(mut child: Child) -> (ExitStatus, String) {
+    let err = stderr_of(&mut child);
+    (child.wait().unwrap(), err)
+}
+
+fn kill(child: &Child, signal: libc::c_int) {
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill(2) of our own child, which has not been waited for, so its pid is still its own.
+    #[allow(unsafe_code)]
+    let r = unsafe { libc::kill(pid, signal) };
+    assert_eq!(r, 0);
+}
+
+/// What an interrupted command must leave: the status of the signal, one line naming it, no temporary file
+/// in `out_dir`, and `destination` as it was (absent, or with the content `before`).
+#[track_caller]
+fn assert_interrupted(
+    (status, err): (ExitStatus, String),
+    signal: libc::c_int,
+    out_dir: &Path,
+    destination: &Path,
+    before: Option<&[u8]>,
+) {
+    let (code, name) = if signal == libc::SIGINT { (130, "SIGINT") } else { (143, "SIGTERM") };
+    assert_eq!(status.signal(), None, "killed by a signal; stderr: {err}");
+    assert_eq!(status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("error: interrupted by {name}")), "{err}");
+    assert_eq!(hidden(out_dir), Vec::<String>::new(), "temporary files left");
+    match before {
+        None => assert!(destination.symlink_metadata().is_err(), "{} was left", destination.display()),
+        Some(old) => assert_eq!(fs::read(destination).unwrap(), old, "the destination changed"),
+    }
+}
+
+/// Runs `args`, signals it once a temporary output appears in `out_dir`, and checks what is left.
+fn interrupt(args: &[&std::ffi::OsStr], signal: libc::c_int, out_dir: &Path, destination: &Path) {
+    interrupt_when(args, signal, out_dir, destination, || !hidden(out_dir).is_empty());
+}
+
+/// [`interrupt`], signalling once `ready` holds.
+fn interrupt_when(
+    args: &[&std::ffi::OsStr],
+    signal: libc::c_int,
+    out_dir: &Path,
+    destination: &Path,
+    ready: impl FnMut() -> bool,
+) {
+    let before = fs::read(destination).ok();
+    let mut child = spawn(args);
+    wait_for(&mut child, "an output appeared", ready);
+    kill(&child, signal);
+    assert_interrupted(finish(child), signal, out_dir, destination, before.as_deref());
+}
+
+fn os(s: &(impl AsRef<std::ffi::OsStr> + ?Sized)) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+#[test]
+fn convert_to_tpack_interrupted_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.safetensors");
+    safetensors(&input, BIG);
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.tpack");
+    interrupt(&[os("convert"), os(&input), os(&output)], libc::SIGINT, &out_dir, &output);
+    fs::write(&output, b"the old model").unwrap();
+    interrupt(&[os("convert"), os(&input), os(&output), os("--force")], libc::SIGTERM, &out_dir, &output);
+}
+
+#[test]
+fn pack_interrupted_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = manifest(dir.path(), BIG);
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.tpack");
+    interrupt(&[os("pack"), os(&manifest), os("-o"), os(&output)], libc::SIGTERM, &out_dir, &output);
+    fs::write(&output, b"the old model").unwrap();
+    interrupt(
+        &[os("pack"), os(&manifest), os("-o"), os(&output), os("--force")],
+        libc::SIGINT,
+        &out_dir,
+        &output,
+    );
+}
+
+#[test]
+fn convert_to_safetensors_interrupted_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tpack");
+    container(&input, 4, BIG);
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.safetensors");
+    interrupt(&[os("convert"), os(&input), os(&output)], libc::SIGINT, &out_dir, &output);
+    fs::write(&output, b"the old model").unwrap();
+    interrupt(&[os("convert"), os(&input), os(&output), os("--force")], libc::SIGTERM, &out_dir, &output);
+}
+
+#[test]
+fn unpack_interrupted_leaves_nothing_and_a_rerun_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tpack");
+    container(&input, 8, BIG);
+    let output = dir.path().join("files");
+    let args = [os("unpack"), os(&input), os("-o"), os(&output)];
+    // Signalled once the output exists, under a temporary name or its own.
+    let ready = || !hidden(dir.path()).is_empty() || output.exists();
+    interrupt_when(&args, libc::SIGTERM, dir.path(), &output, ready);
+    // Into an existing directory: what it holds stays as it was.
+    fs::create_dir(&output).unwrap();
+    let notes = output.join("notes.txt");
+    fs::write(&notes, b"mine").unwrap();
+    let ready = || !hidden(dir.path()).is_empty() || fs::read_dir(&output).unwrap().count() > 1;
+    interrupt_when(&args, libc::SIGINT, dir.path(), &notes, ready);
+    assert_eq!(fs::read_dir(&output).unwrap().count(), 1, "unpacked files were left in {}", output.display());
+    let small = dir.path().join("small.tpack");
+    container(&small, 2, 4096);
+    let o = Command::new(env!("CARGO_BIN_EXE_tpack"))
+        .args([os("unpack"), os(&small), os("-o"), os(&output)])
+        .output();
+    assert!(o.unwrap().status.success(), "a rerun after the interrupt failed");
+}
+
+/// Waits until `child` has `input` mapped (it has started reading it), then truncates `input` to `keep` bytes.
+fn truncate_when_mapped(child: &mut Child, input: &Path, keep: u64) {
+    let maps = format!("/proc/{}/maps", child.id());
+    let name = input.to_str().unwrap().to_owned();
+    wait_for(child, "the input was mapped", || fs::read_to_string(&maps).is_ok_and(|m| m.contains(&name)));
+    File::options().write(true).open(input).unwrap().set_len(keep).unwrap();
+}
+
+/// What a command whose input shrank must do: exit 4 with the message, not die of SIGBUS; leave no temporary
+/// output in `out_dir`.
+#[track_caller]
+fn assert_shrank((status, err): (ExitStatus, String), input: &Path, out_dir: &Path) {
+    assert_eq!(status.signal(), None, "killed by a signal; stderr: {err}");
+    assert_eq!(status.code(), Some(4), "stderr: {err}");
+    assert!(
+        err.starts_with(&format!("error: {} was cut short while it was being read", input.display())),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(hidden(out_dir), Vec::<String>::new(), "temporary files left");
+}
+
+#[test]
+fn verify_of_an_input_that_shrinks_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tpack");
+    container(&input, 4, 2 * BIG);
+    let mut child = spawn(&[os("verify"), os(&input)]);
+    truncate_when_mapped(&mut child, &input, 4096);
+    assert_shrank(finish(child), &input, dir.path());
+}
+
+#[test]
+fn unpack_of_an_input_that_shrinks_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tpack");
+    container(&input, 4, 2 * BIG);
+    let output = dir.path().join("files");
+    let mut child = spawn(&[os("unpack"), os(&input), os("-o"), os(&output)]);
+    truncate_when_mapped(&mut child, &input, 4096);
+    assert_shrank(finish(child), &input, dir.path());
+    assert!(!output.exists());
+}
+
+#[test]
+fn convert_of_an_input_that_shrinks_is_an_error_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.safetensors");
+    safetensors(&input, BIG);
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.tpack");
+    let mut child = spawn(&[os("convert"), os(&input), os(&output)]);
+    // Once the output is being written, the payload is being read.
+    wait_for(&mut child, "a temporary output appeared", || !hidden(&out_dir).is_empty());
+    File::options().write(true).open(&input).unwrap().set_len(4096).unwrap();
+    assert_shrank(finish(child), &input, &out_dir);
+    assert!(!output.exists());
+}
