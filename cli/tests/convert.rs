@@ -266,3 +266,67 @@ fn safetensors_with_a_repeated_key_is_refused() {
         assert!(!out.exists());
     }
 }
+
+/// An entry named `__metadata__` would collide with safetensors' metadata map (a repeated key, or a tensor read
+/// as the map): refused before anything is written, naming the entry.
+#[test]
+fn an_entry_named_like_the_safetensors_metadata_is_refused() {
+    for with_metadata in [false, true] {
+        let mut b = tpack::Builder::new();
+        b.push(tpack::NewEntry::new("w", Dtype::U8, &[1], &[1])).unwrap();
+        b.push(tpack::NewEntry::new("__metadata__", Dtype::U8, &[2], &[1, 2])).unwrap();
+        if with_metadata {
+            b.metadata("k", MetaValue::String("v")).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("m.tpack");
+        std::fs::write(&input, b.finish().unwrap()).unwrap();
+        let out = dir.path().join("m.safetensors");
+        assert_fails(&run!("convert", input, out), 3, &["m.tpack", "entry \"__metadata__\"", "safetensors"]);
+        assert!(!out.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing else is left behind");
+    }
+}
+
+/// The `safetensors` crate writes `__metadata__` from a HashMap, in a different order in every process; the
+/// output here is the same every time, its keys sorted.
+#[test]
+fn tpack_to_safetensors_is_deterministic() {
+    let mut b = tpack::Builder::new();
+    b.push(tpack::NewEntry::new("w", Dtype::F32, &[1], &1f32.to_le_bytes())).unwrap();
+    let keys: Vec<String> = (0..16).map(|i| format!("key.{:02}", (i * 7) % 16)).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    let values: Vec<String> = keys.iter().map(|k| k.replace("key", "value")).collect();
+    let mut pairs: Vec<(&String, &String)> = keys.iter().zip(&values).collect();
+    pairs.sort();
+    for (k, v) in &pairs {
+        b.metadata(k, MetaValue::String(v)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.tpack");
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let mut outputs = Vec::new();
+    for i in 0..3 {
+        let out = dir.path().join(format!("m{i}.safetensors"));
+        assert_ok(&run!("convert", input, out));
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert!(outputs.iter().all(|o| *o == outputs[0]), "the outputs differ");
+    let n = u64::from_le_bytes(outputs[0][..8].try_into().unwrap()) as usize;
+    let header = std::str::from_utf8(&outputs[0][8..8 + n]).unwrap();
+    let positions: Vec<usize> = sorted.iter().map(|k| header.find(&format!("\"{k}\"")).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "keys not sorted: {header}");
+}
+
+/// The Python library's file (its `__metadata__` in sorted order, see fixtures/README.md) comes back byte for
+/// byte: the same tensor order, header and padding as the `safetensors` writer gives.
+#[test]
+fn safetensors_to_tpack_to_safetensors_is_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    let back = dir.path().join("back.safetensors");
+    assert_ok(&run!("convert", fixture("model.safetensors"), mid));
+    assert_ok(&run!("convert", mid, back));
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(fixture("model.safetensors")).unwrap());
+}
