@@ -156,7 +156,8 @@ fn unpack_writes_f64_as_inspect_does_and_pack_reads_it_back() {
     std::fs::write(&path, &bytes).unwrap();
     let files = dir.path().join("files");
     assert_ok(&run!("unpack", path, "-o", files));
-    let manifest: Value = serde_json::from_slice(&std::fs::read(files.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(files.join("manifest.json")).unwrap()).unwrap();
     let values: Vec<Value> =
         manifest["metadata"].as_array().unwrap().iter().map(|m| m["value"].clone()).collect();
     assert_eq!(values, spelled());
@@ -208,7 +209,10 @@ fn pack_explains_a_bad_f64_bits_value() {
     let err = run_pack(&manifest, &dir.path().join("m.tpack"), false, true).unwrap_err().to_string();
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 3, "{err}");
-    assert!(lines[1].contains("record 0 (\"a\")") && lines[1].contains("\"7ff8\" is not the 16 hex digits"), "{err}");
+    assert!(
+        lines[1].contains("record 0 (\"a\")") && lines[1].contains("\"7ff8\" is not the 16 hex digits"),
+        "{err}"
+    );
     assert!(lines[2].contains("record 1 (\"b\")") && lines[2].contains("the form of NaN and ±∞"), "{err}");
 }
 
@@ -240,7 +244,8 @@ fn safetensors_metadata_spells_f64_as_json_numbers() {
 #[test]
 fn f64_data_takes_nan_and_infinity_in_the_marked_form() {
     let dir = tempfile::tempdir().unwrap();
-    let items = [json!(1.5), json!({"f64_bits": "7ff0000000000001"}), json!({"f64_bits": "fff0000000000000"})];
+    let items =
+        [json!(1.5), json!({"f64_bits": "7ff0000000000001"}), json!({"f64_bits": "fff0000000000000"})];
     let stored = pack_data(dir.path(), &items);
     let want: Vec<u8> = [1.5f64.to_bits(), 0x7ff0_0000_0000_0001, 0xfff0_0000_0000_0000]
         .iter()
