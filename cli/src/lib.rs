@@ -15,6 +15,7 @@ mod json_strict;
 mod manifest;
 mod progress;
 mod safe_names;
+mod suggest;
 
 pub use commands::convert::run as run_convert;
 pub use commands::inspect::run as run_inspect;

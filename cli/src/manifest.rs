@@ -207,8 +207,11 @@ pub fn check(json: &Json, base: &Path) -> std::result::Result<Plan, Vec<String>>
 fn unknown_fields(obj: &Map<String, Json>, known: &[&str], what: &str, problems: &mut Vec<String>) {
     for key in obj.keys() {
         if !known.contains(&key.as_str()) {
-            problems
-                .push(format!("{what} has an unknown field {key:?} (known fields: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean("; ", key, known.iter().copied());
+            problems.push(format!(
+                "{what} has an unknown field {key:?} (known fields: {}){hint}",
+                known.join(", ")
+            ));
         }
     }
 }
@@ -335,7 +338,8 @@ fn entry_dtype(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> Option<Dtype> {
     match obj.get("dtype") {
         Some(Json::String(s)) => Dtype::from_name(s).or_else(|| {
             let known: Vec<&str> = Dtype::ALL.iter().filter_map(|d| d.name()).collect();
-            bad("dtype", format!("{s:?} is not a tpack dtype (known: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean("; ", s, known.iter().copied());
+            bad("dtype", format!("{s:?} is not a tpack dtype (known: {}){hint}", known.join(", ")));
             None
         }),
         Some(_) => {
