@@ -330,3 +330,77 @@ fn safetensors_to_tpack_to_safetensors_is_byte_identical() {
     assert_ok(&run!("convert", mid, back));
     assert!(std::fs::read(&back).unwrap() == std::fs::read(fixture("model.safetensors")).unwrap());
 }
+
+/// `convert X X --force` would replace its own input (mapped while it is read): refused, whichever path
+/// names the input — the same one, another spelling, a symlink or a hard link.
+#[test]
+fn convert_never_replaces_its_own_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.safetensors");
+    std::fs::copy(fixture("model.safetensors"), &input).unwrap();
+    let original = std::fs::read(&input).unwrap();
+    let respelled = dir.path().join(".").join("m.safetensors");
+    let symlink = dir.path().join("link.tpack");
+    let hardlink = dir.path().join("hard.tpack");
+    std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    std::fs::hard_link(&input, &hardlink).unwrap();
+    for (output, to) in [(&input, "tpack"), (&respelled, "tpack"), (&symlink, "tpack"), (&hardlink, "tpack")]
+    {
+        for force in [false, true] {
+            let mut args =
+                vec!["convert".into(), input.clone().into_os_string(), output.clone().into_os_string()];
+            args.extend(["--to".into(), to.into()]);
+            if force {
+                args.push("--force".into());
+            }
+            let o = tpack(args);
+            assert_fails(&o, 4, &["is the input file itself", "give the output another name"]);
+            assert_eq!(std::fs::read(&input).unwrap(), original, "{}", output.display());
+        }
+    }
+}
+
+/// An output that is a directory is refused at once, before any work, with or without --force.
+#[test]
+fn an_output_directory_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.tpack");
+    std::fs::create_dir(&out).unwrap();
+    for force in [&[][..], &["--force"]] {
+        let mut args =
+            vec!["convert".into(), fixture("model.safetensors").into_os_string(), out.clone().into()];
+        args.extend(force.iter().map(Into::into));
+        let err = assert_fails(&tpack(args), 4, &["out.tpack is a directory", "give the output file's name"]);
+        assert!(!err.contains("already exists"), "{err}");
+    }
+    assert!(out.is_dir());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing was written next to it");
+}
+
+/// A pair of formats no conversion connects is said at once: not "already exists; pass --force" first.
+#[test]
+fn an_unsupported_conversion_is_said_before_the_existing_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.safetensors");
+    std::fs::write(&out, b"precious").unwrap();
+    let err = assert_fails(
+        &run!("convert", fixture("model.gguf"), out),
+        3,
+        &["cannot convert", "from GGUF to safetensors", "supported are"],
+    );
+    assert!(!err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+}
+
+/// An output in a directory that does not exist is named before any work, with what to do.
+#[test]
+fn a_missing_output_directory_is_named_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/m.tpack");
+    assert_fails(
+        &run!("convert", fixture("model.safetensors"), out),
+        4,
+        &["the directory", "no/such does not exist", "mkdir -p", "create it first"],
+    );
+    assert!(!dir.path().join("no").exists());
+}

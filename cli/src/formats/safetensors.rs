@@ -85,7 +85,14 @@ impl Import for Safetensors {
         // One parse of the header: `read_metadata` validates everything `deserialize` does (offsets contiguous
         // and covering the data exactly, sizes matching dtypes and shapes) and keeps the file order.
         let invalid = |e: safetensors::SafeTensorError| {
-            CliError::input(format!("{} is not a valid safetensors file: {e}", input.display()))
+            match truncation(bytes) {
+            Some(what) => CliError::input(format!(
+                "{} is a truncated safetensors file: {what}; the download or copy that made it was probably cut \
+                 short, so make it again",
+                input.display()
+            )),
+            None => CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())),
+        }
         };
         let (header_len, header) = SafeTensors::read_metadata(bytes).map_err(invalid)?;
         let data_start = LENGTH_PREFIX + header_len;
@@ -138,6 +145,24 @@ impl Import for Safetensors {
         metadata.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Model { compat_flags: 0, entries, metadata })
     }
+}
+
+/// How `bytes` ends before the end its header gives, if it does: the header itself is cut short, or a valid
+/// header describes more tensor data than follows it. `None` for every other problem.
+fn truncation(bytes: &[u8]) -> Option<String> {
+    let prefix: [u8; LENGTH_PREFIX] = bytes.get(..LENGTH_PREFIX)?.try_into().ok()?;
+    let header_len = usize::try_from(u64::from_le_bytes(prefix)).ok().filter(|&n| n <= MAX_HEADER_LEN)?;
+    let have = bytes.len() - LENGTH_PREFIX;
+    let Some(header) = bytes.get(LENGTH_PREFIX..LENGTH_PREFIX + header_len) else {
+        return Some(format!(
+            "its header is {header_len} bytes long, but only {have} bytes follow its length"
+        ));
+    };
+    let data_len = serde_json::from_slice::<safetensors::tensor::Metadata>(header).ok()?.data_len();
+    let data = have - header_len;
+    (data < data_len).then(|| {
+        format!("its tensors need {data_len} bytes of data, but only {data} bytes follow its header")
+    })
 }
 
 /// A tpack metadata value as a safetensors `__metadata__` string: strings as they are, everything else as the
