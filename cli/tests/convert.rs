@@ -404,3 +404,110 @@ fn a_missing_output_directory_is_named_before_any_work() {
     );
     assert!(!dir.path().join("no").exists());
 }
+
+/// Runs `script` with the PyPI `gguf` package (`out` bound to the file to write); `None` without Python.
+fn gguf_py(dir: &std::path::Path, name: &str, script: &str) -> Option<std::path::PathBuf> {
+    let py = python()?;
+    let out = dir.join(name);
+    let program = format!("import sys\nimport numpy as np\nimport gguf\nout = sys.argv[1]\n{script}");
+    let o = std::process::Command::new(py).args(["-c", &program]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(out)
+}
+
+/// A GGUF alignment above tpack's largest (65536) cannot be kept: refused, saying so, never capped silently.
+#[test]
+fn gguf_alignment_above_tpacks_largest_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |alignment: u32| {
+        gguf_py(
+            dir.path(),
+            &format!("a{alignment}.gguf"),
+            &format!(
+                "w = gguf.GGUFWriter(out, arch='llama')\n\
+                 w.add_custom_alignment({alignment})\n\
+                 w.add_tensor('w', np.arange(4, dtype=np.float32))\n\
+                 w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()\n"
+            ),
+        )
+    };
+    let Some(big) = write(131072) else { return };
+    let out = dir.path().join("big.tpack");
+    assert_fails(
+        &run!("convert", big, out),
+        3,
+        &["a131072.gguf", "general.alignment is 131072", "65536", "rewrite the GGUF file"],
+    );
+    assert!(!out.exists());
+    // The largest tpack stores is kept as it is.
+    let largest = write(65536).unwrap();
+    let out = dir.path().join("largest.tpack");
+    assert_ok(&run!("convert", largest, out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    assert_eq!(c.get("w").unwrap().alignment(), 65536);
+    assert_eq!(c.metadata().get("general.alignment"), Some(MetaValue::U64(65536)));
+}
+
+/// FLOAT32 metadata widens to f64 bit-exactly: NaN payloads kept, signalling NaNs not quieted. gguf-py
+/// writes the file with placeholder values (its writer packs Python floats, which cannot hold a signalling
+/// NaN); the test then puts the bit patterns in place of the placeholders' bytes. The expected f64 bits are
+/// worked out by hand from the IEEE 754 fields: numpy's `astype(np.float64)` quiets signalling NaNs too.
+#[test]
+fn gguf_float32_metadata_widens_bit_exactly() {
+    let cases: [(u32, u64); 12] = [
+        (0x7f80_0001, 0x7ff0_0000_2000_0000),
+        (0xff80_0001, 0xfff0_0000_2000_0000),
+        (0x7fbf_ffff, 0x7ff7_ffff_e000_0000),
+        (0x7fc0_0000, 0x7ff8_0000_0000_0000),
+        (0x7f80_0000, 0x7ff0_0000_0000_0000),
+        (0xff80_0000, 0xfff0_0000_0000_0000),
+        (0x0000_0000, 0x0000_0000_0000_0000),
+        (0x8000_0000, 0x8000_0000_0000_0000),
+        (0x0000_0001, 0x36a0_0000_0000_0000),
+        (0x807f_ffff, 0xb80f_ffff_c000_0000),
+        (0x3f80_0000, 0x3ff0_0000_0000_0000),
+        (0x7f7f_ffff, 0x47ef_ffff_e000_0000),
+    ];
+    // Placeholders 1001.0, 1002.0, …: exact in f32, and far from every bit pattern above.
+    let placeholders: Vec<f32> = (0..cases.len()).map(|i| 1001.0 + i as f32).collect();
+    let list: Vec<String> = placeholders.iter().map(|p| format!("{p:.1}")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(path) = gguf_py(
+        dir.path(),
+        "nan.gguf",
+        &format!(
+            "w = gguf.GGUFWriter(out, arch='llama')\n\
+             w.add_float32('test.snan', 999.0)\n\
+             w.add_array('test.f32s', [{}])\n\
+             w.add_tensor('w', np.arange(4, dtype=np.float32))\n\
+             w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()\n",
+            list.join(", ")
+        ),
+    ) else {
+        return;
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    let replace = |bytes: &mut Vec<u8>, from: &[u8], to: &[u8]| {
+        let at: Vec<usize> =
+            (0..=bytes.len() - from.len()).filter(|&i| bytes[i..].starts_with(from)).collect();
+        assert_eq!(at.len(), 1, "placeholder {from:02x?} found {} times", at.len());
+        bytes[at[0]..at[0] + to.len()].copy_from_slice(to);
+    };
+    let from: Vec<u8> = placeholders.iter().flat_map(|p| p.to_le_bytes()).collect();
+    let to: Vec<u8> = cases.iter().flat_map(|(b, _)| b.to_le_bytes()).collect();
+    replace(&mut bytes, &from, &to);
+    replace(&mut bytes, &999f32.to_le_bytes(), &0x7f80_0001u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+
+    let out = dir.path().join("nan.tpack");
+    assert_ok(&run!("convert", path, out));
+    let converted = std::fs::read(&out).unwrap();
+    let c = Container::parse(&converted).unwrap();
+    let Some(MetaValue::F64(snan)) = c.metadata().get("test.snan") else { panic!("test.snan") };
+    assert_eq!(snan.to_bits(), 0x7ff0_0000_2000_0000, "{:016x}", snan.to_bits());
+    let Some(MetaValue::F64Array(all)) = c.metadata().get("test.f32s") else { panic!("test.f32s") };
+    let got: Vec<u64> = all.iter().map(|v| v.get().to_bits()).collect();
+    let want: Vec<u64> = cases.iter().map(|&(_, w)| w).collect();
+    assert_eq!(got, want, "{got:016x?}");
+}
