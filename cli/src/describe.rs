@@ -1,7 +1,10 @@
 //! Containers, entries and metadata as words (for people) and as JSON (for scripts).
 //!
-//! The JSON is the canonical decoding of spec §13, so `tpack inspect --json`, the conformance kit and the
-//! `metadata` list of a pack manifest all spell values the same way.
+//! The JSON is the canonical decoding of spec §13 with one difference: an f64 is a JSON number when it is
+//! finite (the shortest text that reads back as the same bits) and `{"f64_bits": "<16 hex digits>"}` when
+//! it is NaN or ±∞, where §13 writes the hex digits of every f64. `tpack inspect --json`, the `metadata`
+//! list of a pack manifest and safetensors `__metadata__` all spell values this way; the conformance
+//! reader (`examples/conformance_reader.rs`) keeps §13's hex.
 
 use serde_json::{json, Map, Value};
 use tpack::{Container, Dtype, Entry, MetaValue};
@@ -18,10 +21,21 @@ pub fn hex(bytes: &[u8]) -> String {
     hex::encode(bytes)
 }
 
-/// An f64 as spec §13 writes it: the 16 hex digits of its bit pattern.
+/// The key of the object that holds the bit pattern of an f64 JSON has no number for.
+pub const F64_BITS_KEY: &str = "f64_bits";
+
+/// An f64 that JSON has no number for (NaN, ±∞) as `{"f64_bits": "<16 lowercase hex digits>"}`, every
+/// bit of it, payload and sign included.
 #[must_use]
 pub fn f64_bits(v: f64) -> Value {
-    Value::String(format!("{:016x}", v.to_bits()))
+    json!({ F64_BITS_KEY: format!("{:016x}", v.to_bits()) })
+}
+
+/// An f64 as the tool's JSON writes it: a number when finite, which serde_json writes in the shortest form
+/// that parses back to the same bits (−0 as `-0.0`); otherwise [`f64_bits`].
+#[must_use]
+pub fn f64_json(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or_else(|| f64_bits(v), Value::Number)
 }
 
 /// One entry as spec §13 decodes it, with its nested container when it has one.
@@ -42,19 +56,19 @@ pub fn entry_json(e: &Entry<'_>) -> Value {
     Value::Object(m)
 }
 
-/// A metadata value as spec §13 writes it.
+/// A metadata value as spec §13 writes it, except for f64 ([`f64_json`]).
 #[must_use]
 pub fn meta_value_json(value: &MetaValue<'_>) -> Value {
     match value {
         MetaValue::U64(v) => json!(v),
         MetaValue::I64(v) => json!(v),
-        MetaValue::F64(v) => f64_bits(*v),
+        MetaValue::F64(v) => f64_json(*v),
         MetaValue::Bool(v) => json!(v),
         MetaValue::String(s) => json!(s),
         MetaValue::Bytes(b) => json!(hex(b)),
         MetaValue::U64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
         MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
-        MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_bits(v.get())).collect()),
+        MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_json(v.get())).collect()),
         MetaValue::StringArray(items) => json!((*items).collect::<Vec<_>>()),
         MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
         // `MetaValue` is non-exhaustive; a future variant is shown as its type only.

@@ -51,9 +51,29 @@ impl CliError {
         Self::new(Kind::Input, message)
     }
 
-    /// `action` (for example "cannot read") on `path` failed with `error`.
+    /// `action` (for example "cannot read") on `path` failed with `error`. When an output (an action of
+    /// [`OUTPUT_ACTIONS`]) cannot be created because its directory is missing, the message names the directory
+    /// and says to create it.
     pub fn io(action: &str, path: &Path, error: &io::Error) -> Self {
-        Self::new(Kind::Io, format!("{action} {}: {}", path.display(), io_words(error)))
+        let output = OUTPUT_ACTIONS.iter().any(|a| action.starts_with(a));
+        match missing_directory(path) {
+            Some(dir) if output && error.kind() == io::ErrorKind::NotFound => Self::no_directory(path, dir),
+            _ => Self::new(Kind::Io, format!("{action} {}: {}", path.display(), io_words(error))),
+        }
+    }
+
+    /// The output `path` cannot be created because its directory `dir` does not exist.
+    pub fn no_directory(path: &Path, dir: &Path) -> Self {
+        Self::new(
+            Kind::Io,
+            format!(
+                "cannot create {}: the directory {} does not exist; create it first (`mkdir -p {}`) or choose another \
+                 path",
+                path.display(),
+                dir.display(),
+                dir.display()
+            ),
+        )
     }
 
     /// The kind, which gives the exit code.
@@ -77,15 +97,38 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+/// The beginnings of [`CliError::io`] actions on an output, whose missing directory the user can create.
+pub const OUTPUT_ACTIONS: &[&str] = &["cannot create", "cannot write", "cannot save", "cannot replace"];
+
+/// The directory `path` would be in, when `path` names one and it does not exist.
+#[must_use]
+pub fn missing_directory(path: &Path) -> Option<&Path> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+    matches!(dir.metadata(), Err(e) if e.kind() == io::ErrorKind::NotFound).then_some(dir)
+}
+
+/// ENOSPC and EDQUOT on Linux, for an error whose kind the standard library leaves uncategorized.
+const NO_SPACE_CODES: [i32; 2] = [28, 122];
+
+/// What a full disk reads as, on every path that writes (containers, safetensors files, unpacked payloads,
+/// manifests): what happened and what to do.
+pub const DISK_FULL: &str =
+    "the disk is full; free some space or write to another disk, then run the command again";
+
 /// An I/O error in words, without the `(os error N)` suffix users cannot act on.
 #[must_use]
 pub fn io_words(error: &io::Error) -> String {
+    if error.raw_os_error().is_some_and(|code| NO_SPACE_CODES.contains(&code)) {
+        return DISK_FULL.to_owned();
+    }
     match error.kind() {
         io::ErrorKind::NotFound => "no such file or directory".to_owned(),
         io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
         io::ErrorKind::AlreadyExists => "it already exists".to_owned(),
         io::ErrorKind::IsADirectory => "it is a directory".to_owned(),
-        io::ErrorKind::StorageFull => "the disk is full".to_owned(),
+        io::ErrorKind::NotADirectory => "a part of the path is not a directory".to_owned(),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => DISK_FULL.to_owned(),
+        io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only; write to another one".to_owned(),
         _ => {
             let text = error.to_string();
             match text.find(" (os error") {
@@ -98,3 +141,59 @@ pub fn io_words(error: &io::Error) -> String {
 
 /// Shorthand for results of the tool.
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full disk reads the same whatever the error's origin: the kind, the raw code, a quota.
+    #[test]
+    fn a_full_disk_reads_the_same_on_every_path() {
+        let path = Path::new("out/m.tpack");
+        let mut errors = vec![
+            io::Error::from(io::ErrorKind::StorageFull),
+            io::Error::from(io::ErrorKind::QuotaExceeded),
+            io::Error::from_raw_os_error(28),
+        ];
+        // A real ENOSPC from the kernel, where /dev/full exists.
+        #[cfg(target_os = "linux")]
+        if let Ok(mut full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+            use std::io::Write;
+            errors.push(full.write_all(&[0; 4096]).and_then(|()| full.flush()).unwrap_err());
+        }
+        for e in &errors {
+            for action in ["cannot write", "cannot save", "cannot create"] {
+                assert_eq!(
+                    CliError::io(action, path, e).to_string(),
+                    format!("{action} out/m.tpack: {DISK_FULL}"),
+                    "{e:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_output_directory_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("no/such/m.tpack");
+        let e = io::Error::from(io::ErrorKind::NotFound);
+        let message = CliError::io("cannot create a file next to", &out, &e).to_string();
+        let missing = dir.path().join("no/such");
+        assert_eq!(
+            message,
+            format!(
+                "cannot create {}: the directory {} does not exist; create it first (`mkdir -p {}`) or choose another \
+                 path",
+                out.display(),
+                missing.display(),
+                missing.display()
+            )
+        );
+        // An input in a missing directory is only not found: there is nothing to create.
+        let read = CliError::io("cannot open", &out, &e).to_string();
+        assert_eq!(read, format!("cannot open {}: no such file or directory", out.display()));
+        // A path without a directory part, or in one that exists, has no missing directory.
+        assert_eq!(missing_directory(Path::new("m.tpack")), None);
+        assert_eq!(missing_directory(&dir.path().join("m.tpack")), None);
+    }
+}

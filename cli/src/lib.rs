@@ -18,6 +18,7 @@ mod output;
 mod progress;
 mod safe_names;
 pub mod signals;
+mod suggest;
 
 pub use commands::convert::run as run_convert;
 pub use commands::inspect::run as run_inspect;

@@ -207,8 +207,11 @@ pub fn check(json: &Json, base: &Path) -> std::result::Result<Plan, Vec<String>>
 fn unknown_fields(obj: &Map<String, Json>, known: &[&str], what: &str, problems: &mut Vec<String>) {
     for key in obj.keys() {
         if !known.contains(&key.as_str()) {
-            problems
-                .push(format!("{what} has an unknown field {key:?} (known fields: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean("; ", key, known.iter().copied());
+            problems.push(format!(
+                "{what} has an unknown field {key:?} (known fields: {}){hint}",
+                known.join(", ")
+            ));
         }
     }
 }
@@ -335,7 +338,8 @@ fn entry_dtype(obj: &Map<String, Json>, bad: &mut Bad<'_>) -> Option<Dtype> {
     match obj.get("dtype") {
         Some(Json::String(s)) => Dtype::from_name(s).or_else(|| {
             let known: Vec<&str> = Dtype::ALL.iter().filter_map(|d| d.name()).collect();
-            bad("dtype", format!("{s:?} is not a tpack dtype (known: {})", known.join(", ")));
+            let hint = crate::suggest::did_you_mean("; ", s, known.iter().copied());
+            bad("dtype", format!("{s:?} is not a tpack dtype (known: {}){hint}", known.join(", ")));
             None
         }),
         Some(_) => {
@@ -595,7 +599,8 @@ fn encode_numbers(dtype: Dtype, items: &[Json]) -> std::result::Result<Vec<u8>, 
             Ok(n)
         };
         match dtype {
-            Dtype::F64 => out.extend(float()?.to_le_bytes()),
+            // NaN and ±∞ as in metadata, so an F64 `data` list can hold every bit pattern.
+            Dtype::F64 => out.extend(f64_of(v).map_err(|why| format!("item {i}: {why}"))?.to_le_bytes()),
             Dtype::F32 => out.extend((float()? as f32).to_le_bytes()),
             Dtype::F16 => out.extend(half::f16::from_f64(float()?).to_le_bytes()),
             Dtype::BF16 => out.extend(half::bf16::from_f64(float()?).to_le_bytes()),
@@ -704,14 +709,27 @@ fn check_metadata(items: &[Json], problems: &mut Vec<String>) -> Vec<(String, Ow
     out
 }
 
-/// An f64 from a JSON number or from spec §13's 16 hex digits of its bit pattern (for NaN, ±∞, −0).
+/// An f64 from a JSON number (parsed to the nearest f64: serde_json's `float_roundtrip`), from
+/// `{"f64_bits": "<16 hex digits>"}` as `unpack` writes NaN and ±∞, or from the bare 16 hex digits that
+/// spec §13 and manifests before the marked form use.
 fn f64_of(v: &Json) -> std::result::Result<f64, String> {
+    let bits = |s: &str| {
+        let digits = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+        digits
+            .then(|| u64::from_str_radix(s, 16).ok())
+            .flatten()
+            .map(f64::from_bits)
+            .ok_or_else(|| format!("{s:?} is not the 16 hex digits of an f64 bit pattern"))
+    };
+    let key = crate::describe::F64_BITS_KEY;
     match v {
         Json::Number(n) => n.as_f64().ok_or_else(|| format!("{n} is not a number")),
-        Json::String(s) if s.len() == 16 => {
-            u64::from_str_radix(s, 16).map(f64::from_bits).map_err(|_| format!("{s:?} is not 16 hex digits"))
-        }
-        other => Err(format!("{other} is neither a number nor the 16 hex digits of an f64 bit pattern")),
+        Json::String(s) => bits(s),
+        Json::Object(m) => match (m.get(key), m.len()) {
+            (Some(Json::String(s)), 1) => bits(s),
+            _ => Err(format!("{v} is not {{{key:?}: \"<16 hex digits>\"}}, the form of NaN and ±∞")),
+        },
+        other => Err(format!("{other} is neither a number nor {{{key:?}: \"<16 hex digits>\"}}")),
     }
 }
 

@@ -266,3 +266,248 @@ fn safetensors_with_a_repeated_key_is_refused() {
         assert!(!out.exists());
     }
 }
+
+/// An entry named `__metadata__` would collide with safetensors' metadata map (a repeated key, or a tensor read
+/// as the map): refused before anything is written, naming the entry.
+#[test]
+fn an_entry_named_like_the_safetensors_metadata_is_refused() {
+    for with_metadata in [false, true] {
+        let mut b = tpack::Builder::new();
+        b.push(tpack::NewEntry::new("w", Dtype::U8, &[1], &[1])).unwrap();
+        b.push(tpack::NewEntry::new("__metadata__", Dtype::U8, &[2], &[1, 2])).unwrap();
+        if with_metadata {
+            b.metadata("k", MetaValue::String("v")).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("m.tpack");
+        std::fs::write(&input, b.finish().unwrap()).unwrap();
+        let out = dir.path().join("m.safetensors");
+        assert_fails(&run!("convert", input, out), 3, &["m.tpack", "entry \"__metadata__\"", "safetensors"]);
+        assert!(!out.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing else is left behind");
+    }
+}
+
+/// The `safetensors` crate writes `__metadata__` from a HashMap, in a different order in every process; the
+/// output here is the same every time, its keys sorted.
+#[test]
+fn tpack_to_safetensors_is_deterministic() {
+    let mut b = tpack::Builder::new();
+    b.push(tpack::NewEntry::new("w", Dtype::F32, &[1], &1f32.to_le_bytes())).unwrap();
+    let keys: Vec<String> = (0..16).map(|i| format!("key.{:02}", (i * 7) % 16)).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    let values: Vec<String> = keys.iter().map(|k| k.replace("key", "value")).collect();
+    let mut pairs: Vec<(&String, &String)> = keys.iter().zip(&values).collect();
+    pairs.sort();
+    for (k, v) in &pairs {
+        b.metadata(k, MetaValue::String(v)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.tpack");
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let mut outputs = Vec::new();
+    for i in 0..3 {
+        let out = dir.path().join(format!("m{i}.safetensors"));
+        assert_ok(&run!("convert", input, out));
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert!(outputs.iter().all(|o| *o == outputs[0]), "the outputs differ");
+    let n = u64::from_le_bytes(outputs[0][..8].try_into().unwrap()) as usize;
+    let header = std::str::from_utf8(&outputs[0][8..8 + n]).unwrap();
+    let positions: Vec<usize> = sorted.iter().map(|k| header.find(&format!("\"{k}\"")).unwrap()).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "keys not sorted: {header}");
+}
+
+/// The Python library's file (its `__metadata__` in sorted order, see fixtures/README.md) comes back byte for
+/// byte: the same tensor order, header and padding as the `safetensors` writer gives.
+#[test]
+fn safetensors_to_tpack_to_safetensors_is_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    let back = dir.path().join("back.safetensors");
+    assert_ok(&run!("convert", fixture("model.safetensors"), mid));
+    assert_ok(&run!("convert", mid, back));
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(fixture("model.safetensors")).unwrap());
+}
+
+/// `convert X X --force` would replace its own input (mapped while it is read): refused, whichever path
+/// names the input — the same one, another spelling, a symlink or a hard link.
+#[test]
+fn convert_never_replaces_its_own_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.safetensors");
+    std::fs::copy(fixture("model.safetensors"), &input).unwrap();
+    let original = std::fs::read(&input).unwrap();
+    let respelled = dir.path().join(".").join("m.safetensors");
+    let symlink = dir.path().join("link.tpack");
+    let hardlink = dir.path().join("hard.tpack");
+    std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    std::fs::hard_link(&input, &hardlink).unwrap();
+    for (output, to) in [(&input, "tpack"), (&respelled, "tpack"), (&symlink, "tpack"), (&hardlink, "tpack")]
+    {
+        for force in [false, true] {
+            let mut args =
+                vec!["convert".into(), input.clone().into_os_string(), output.clone().into_os_string()];
+            args.extend(["--to".into(), to.into()]);
+            if force {
+                args.push("--force".into());
+            }
+            let o = tpack(args);
+            assert_fails(&o, 4, &["is the input file itself", "give the output another name"]);
+            assert_eq!(std::fs::read(&input).unwrap(), original, "{}", output.display());
+        }
+    }
+}
+
+/// An output that is a directory is refused at once, before any work, with or without --force.
+#[test]
+fn an_output_directory_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.tpack");
+    std::fs::create_dir(&out).unwrap();
+    for force in [&[][..], &["--force"]] {
+        let mut args =
+            vec!["convert".into(), fixture("model.safetensors").into_os_string(), out.clone().into()];
+        args.extend(force.iter().map(Into::into));
+        let err = assert_fails(&tpack(args), 4, &["out.tpack is a directory", "give the output file's name"]);
+        assert!(!err.contains("already exists"), "{err}");
+    }
+    assert!(out.is_dir());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing was written next to it");
+}
+
+/// A pair of formats no conversion connects is said at once: not "already exists; pass --force" first.
+#[test]
+fn an_unsupported_conversion_is_said_before_the_existing_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.safetensors");
+    std::fs::write(&out, b"precious").unwrap();
+    let err = assert_fails(
+        &run!("convert", fixture("model.gguf"), out),
+        3,
+        &["cannot convert", "from GGUF to safetensors", "supported are"],
+    );
+    assert!(!err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+}
+
+/// An output in a directory that does not exist is named before any work, with what to do.
+#[test]
+fn a_missing_output_directory_is_named_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/m.tpack");
+    assert_fails(
+        &run!("convert", fixture("model.safetensors"), out),
+        4,
+        &["the directory", "no/such does not exist", "mkdir -p", "create it first"],
+    );
+    assert!(!dir.path().join("no").exists());
+}
+
+/// Runs `script` with the PyPI `gguf` package (`out` bound to the file to write); `None` without Python.
+fn gguf_py(dir: &std::path::Path, name: &str, script: &str) -> Option<std::path::PathBuf> {
+    let py = python()?;
+    let out = dir.join(name);
+    let program = format!("import sys\nimport numpy as np\nimport gguf\nout = sys.argv[1]\n{script}");
+    let o = std::process::Command::new(py).args(["-c", &program]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(out)
+}
+
+/// A GGUF alignment above tpack's largest (65536) cannot be kept: refused, saying so, never capped silently.
+#[test]
+fn gguf_alignment_above_tpacks_largest_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |alignment: u32| {
+        gguf_py(
+            dir.path(),
+            &format!("a{alignment}.gguf"),
+            &format!(
+                "w = gguf.GGUFWriter(out, arch='llama')\n\
+                 w.add_custom_alignment({alignment})\n\
+                 w.add_tensor('w', np.arange(4, dtype=np.float32))\n\
+                 w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()\n"
+            ),
+        )
+    };
+    let Some(big) = write(131072) else { return };
+    let out = dir.path().join("big.tpack");
+    assert_fails(
+        &run!("convert", big, out),
+        3,
+        &["a131072.gguf", "general.alignment is 131072", "65536", "rewrite the GGUF file"],
+    );
+    assert!(!out.exists());
+    // The largest tpack stores is kept as it is.
+    let largest = write(65536).unwrap();
+    let out = dir.path().join("largest.tpack");
+    assert_ok(&run!("convert", largest, out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    assert_eq!(c.get("w").unwrap().alignment(), 65536);
+    assert_eq!(c.metadata().get("general.alignment"), Some(MetaValue::U64(65536)));
+}
+
+/// FLOAT32 metadata widens to f64 bit-exactly: NaN payloads kept, signalling NaNs not quieted. gguf-py
+/// writes the file with placeholder values (its writer packs Python floats, which cannot hold a signalling
+/// NaN); the test then puts the bit patterns in place of the placeholders' bytes. The expected f64 bits are
+/// worked out by hand from the IEEE 754 fields: numpy's `astype(np.float64)` quiets signalling NaNs too.
+#[test]
+fn gguf_float32_metadata_widens_bit_exactly() {
+    let cases: [(u32, u64); 12] = [
+        (0x7f80_0001, 0x7ff0_0000_2000_0000),
+        (0xff80_0001, 0xfff0_0000_2000_0000),
+        (0x7fbf_ffff, 0x7ff7_ffff_e000_0000),
+        (0x7fc0_0000, 0x7ff8_0000_0000_0000),
+        (0x7f80_0000, 0x7ff0_0000_0000_0000),
+        (0xff80_0000, 0xfff0_0000_0000_0000),
+        (0x0000_0000, 0x0000_0000_0000_0000),
+        (0x8000_0000, 0x8000_0000_0000_0000),
+        (0x0000_0001, 0x36a0_0000_0000_0000),
+        (0x807f_ffff, 0xb80f_ffff_c000_0000),
+        (0x3f80_0000, 0x3ff0_0000_0000_0000),
+        (0x7f7f_ffff, 0x47ef_ffff_e000_0000),
+    ];
+    // Placeholders 1001.0, 1002.0, …: exact in f32, and far from every bit pattern above.
+    let placeholders: Vec<f32> = (0..cases.len()).map(|i| 1001.0 + i as f32).collect();
+    let list: Vec<String> = placeholders.iter().map(|p| format!("{p:.1}")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(path) = gguf_py(
+        dir.path(),
+        "nan.gguf",
+        &format!(
+            "w = gguf.GGUFWriter(out, arch='llama')\n\
+             w.add_float32('test.snan', 999.0)\n\
+             w.add_array('test.f32s', [{}])\n\
+             w.add_tensor('w', np.arange(4, dtype=np.float32))\n\
+             w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()\n",
+            list.join(", ")
+        ),
+    ) else {
+        return;
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    let replace = |bytes: &mut Vec<u8>, from: &[u8], to: &[u8]| {
+        let at: Vec<usize> =
+            (0..=bytes.len() - from.len()).filter(|&i| bytes[i..].starts_with(from)).collect();
+        assert_eq!(at.len(), 1, "placeholder {from:02x?} found {} times", at.len());
+        bytes[at[0]..at[0] + to.len()].copy_from_slice(to);
+    };
+    let from: Vec<u8> = placeholders.iter().flat_map(|p| p.to_le_bytes()).collect();
+    let to: Vec<u8> = cases.iter().flat_map(|(b, _)| b.to_le_bytes()).collect();
+    replace(&mut bytes, &from, &to);
+    replace(&mut bytes, &999f32.to_le_bytes(), &0x7f80_0001u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+
+    let out = dir.path().join("nan.tpack");
+    assert_ok(&run!("convert", path, out));
+    let converted = std::fs::read(&out).unwrap();
+    let c = Container::parse(&converted).unwrap();
+    let Some(MetaValue::F64(snan)) = c.metadata().get("test.snan") else { panic!("test.snan") };
+    assert_eq!(snan.to_bits(), 0x7ff0_0000_2000_0000, "{:016x}", snan.to_bits());
+    let Some(MetaValue::F64Array(all)) = c.metadata().get("test.f32s") else { panic!("test.f32s") };
+    let got: Vec<u64> = all.iter().map(|v| v.get().to_bits()).collect();
+    let want: Vec<u64> = cases.iter().map(|&(_, w)| w).collect();
+    assert_eq!(got, want, "{got:016x?}");
+}

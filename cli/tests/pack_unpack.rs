@@ -165,7 +165,7 @@ fn manifest_problems_name_the_entry_and_field() {
     pack_fails(
         one_entry(json!({"name": "w", "dtype": "F31", "shape": [4], "file": "w.bin"})),
         &[("w.bin", 16)],
-        &["entry 0 (\"w\")", "\"dtype\"", "\"F31\" is not a tpack dtype"],
+        &["entry 0 (\"w\")", "\"dtype\"", "\"F31\" is not a tpack dtype", "did you mean \"F32\"?"],
     );
     pack_fails(
         json!({"tpack_manifest": 1, "entries": [
@@ -183,7 +183,7 @@ fn manifest_problems_name_the_entry_and_field() {
     pack_fails(
         one_entry(json!({"name": "w", "dtype": "U8", "shape": [1], "hex": "00", "shap": 1})),
         &[],
-        &["unknown field \"shap\""],
+        &["unknown field \"shap\"", "did you mean \"shape\"?"],
     );
     pack_fails(
         one_entry(json!({"name": "w", "dtype": "I8", "shape": [1], "data": [200]})),

@@ -6,39 +6,95 @@
 
 use std::path::Path;
 
-use crate::error::{CliError, Result};
-use crate::formats::{exporter, importer, tpack, Export, Format, Import, EXPORTS, IMPORTS};
+use crate::error::{missing_directory, CliError, Kind, Result};
+use crate::formats::{exporter, importer, not_a_model_file, tpack, Export, Format, Import, EXPORTS, IMPORTS};
 use crate::fsutil::{check_overwrite, size_short};
 use crate::output::StagingDir;
 
 /// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension.
 ///
+/// Every refusal that does not depend on the input's content comes before any conversion work, each with its
+/// own message, in this order: OUT is IN itself; OUT is a directory; OUT's format cannot be told; IN is in no
+/// format the tool reads; the pair of formats is not supported; OUT's directory does not exist; OUT exists
+/// and `force` is off.
+///
 /// # Errors
 /// An input that is invalid or cannot be represented in the output format ([`crate::Kind::Input`] or
-/// [`crate::Kind::Invalid`] for a bad tpack input), an existing output without `force`, I/O failures.
+/// [`crate::Kind::Invalid`] for a bad tpack input), an output that is the input or a directory, an existing
+/// output without `force`, I/O failures.
 pub fn run(input: &Path, output: &Path, to: Option<Format>, force: bool, quiet: bool) -> Result<String> {
     let map = crate::fsutil::map(input)?;
-    let from = Format::sniff(&map);
+    check_output_path(input, output)?;
     let Some(to) = to.or_else(|| Format::of_extension(output)) else {
         return Err(CliError::input(format!(
             "cannot tell the output format from {}; name it .tpack or .safetensors, or pass --to",
             output.display()
         )));
     };
-    check_overwrite(output, force)?;
-    let Some(from) = from else {
-        return Err(CliError::input(format!(
-            "{} is not a tpack, safetensors or GGUF file (its first bytes match none of them)",
-            input.display()
-        )));
+    let Some(from) = Format::sniff(&map) else {
+        return Err(CliError::input(not_a_model_file(input, &map)));
     };
     // tpack is the hub: a foreign format goes into tpack with its reader, or out of tpack with its writer.
-    let converted = match (from, to) {
-        (_, Format::Tpack) => importer(from).map(|import| into_tpack(import, input, &map, output, quiet)),
-        (Format::Tpack, _) => exporter(to).map(|export| from_tpack(export, input, &map, output, quiet)),
+    let direction = match (from, to) {
+        (_, Format::Tpack) => importer(from).map(Direction::Into),
+        (Format::Tpack, _) => exporter(to).map(Direction::From),
         _ => None,
     };
-    converted.unwrap_or_else(|| Err(unsupported(input, from, to)))
+    let direction = direction.ok_or_else(|| unsupported(input, from, to))?;
+    if let Some(dir) = missing_directory(output) {
+        return Err(CliError::no_directory(output, dir));
+    }
+    check_overwrite(output, force)?;
+    match direction {
+        Direction::Into(import) => into_tpack(import, input, &map, output, quiet),
+        Direction::From(export) => from_tpack(export, input, &map, output, quiet),
+    }
+}
+
+/// Which way a conversion goes through the hub.
+enum Direction {
+    /// A foreign format into tpack.
+    Into(&'static dyn Import),
+    /// tpack out to a foreign format.
+    From(&'static dyn Export),
+}
+
+/// Refuses an output that is the input itself (the same path, a link to it, or a hard link: the same file on
+/// the same device), which even `--force` must not replace, and one that is a directory.
+fn check_output_path(input: &Path, output: &Path) -> Result<()> {
+    if same_file(input, output) {
+        return Err(CliError::new(
+            Kind::Io,
+            format!(
+                "{} is the input file itself; convert writes a new file, so give the output another name",
+                output.display()
+            ),
+        ));
+    }
+    if output.is_dir() {
+        return Err(CliError::new(
+            Kind::Io,
+            format!(
+                "{} is a directory; give the output file's name, for example {}",
+                output.display(),
+                output.join("model.tpack").display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one existing file, by device and inode where there are such, else by canonical
+/// path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (a.metadata(), b.metadata()) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 /// Reads `bytes` (the content of `input`) with `import` and streams it into a container at `output`.

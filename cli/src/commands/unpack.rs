@@ -26,12 +26,16 @@ pub const MANIFEST: &str = "manifest.json";
 pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     let map = crate::fsutil::map(path)?;
     let container = crate::formats::tpack::open(path, &map)?;
-    container.verify().map_err(|e| {
-        CliError::invalid(format!(
-            "{} is corrupt, so it is not unpacked: {e} (`tpack verify` lists every problem)",
-            path.display()
-        ))
-    })?;
+    // Full verification entry by entry (what `Container::verify` checks), so the message can name the entry.
+    if let Some(p) = crate::formats::tpack::check(&container, &mut |_| {}).first() {
+        return Err(CliError::invalid(format!(
+            "{} is corrupt, so it is not unpacked: entry {} {:?}: {} (`tpack verify` lists every problem)",
+            path.display(),
+            p.entry,
+            p.name,
+            p.what
+        )));
+    }
     check_reproducible(path, &container)?;
 
     let count = container.len();

@@ -71,6 +71,44 @@ impl Format {
 /// A format's test of a file's first bytes.
 type Sniff = fn(&[u8]) -> bool;
 
+/// The first bytes of a zip archive (a local file header), which is what `torch.save` writes since PyTorch
+/// 1.6 (`.pt`, `.pth`, and many `.bin` checkpoints).
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// The PROTO opcode that starts a pickle of protocol 2 or later, as older PyTorch checkpoints are.
+const PICKLE_PROTO: u8 = 0x80;
+
+/// The pickle protocols a PROTO opcode may name (Python 3.8 writes 5).
+const PICKLE_PROTOCOLS: std::ops::RangeInclusive<u8> = 2..=5;
+
+/// What to do with a PyTorch checkpoint, the second half of the sentence that names one.
+const FROM_PYTORCH: &str = "tpack does not read PyTorch's pickle format, so save the tensors as safetensors first, for example with \
+                            `safetensors.torch.save_file(torch.load(\"model.pt\", weights_only=True), \"model.safetensors\")`, \
+                            and convert that file";
+
+/// Why `bytes`, the content of `path`, is in none of the formats the tool reads, in one sentence that says
+/// what the file is, if that can be told, and what to do.
+#[must_use]
+pub(crate) fn not_a_model_file(path: &Path, bytes: &[u8]) -> String {
+    let path = path.display();
+    match bytes {
+        [] => format!(
+            "{path} is empty (0 bytes), so it holds no model; the download or copy that made it probably failed, so \
+             make it again"
+        ),
+        [PICKLE_PROTO, protocol, ..] if PICKLE_PROTOCOLS.contains(protocol) => {
+            format!("{path} is a Python pickle (protocol {protocol}), as older PyTorch checkpoints are; {FROM_PYTORCH}")
+        }
+        _ if bytes.starts_with(ZIP_MAGIC) => {
+            format!("{path} is a zip archive, as PyTorch checkpoints written by torch.save are; {FROM_PYTORCH}")
+        }
+        _ => format!(
+            "{path} is not a tpack, safetensors or GGUF file (its first bytes match none of them); convert reads \
+             safetensors and GGUF files and tpack containers"
+        ),
+    }
+}
+
 /// A model in tpack's terms, read from a file or a manifest: what [`tpack::write`] streams into a container.
 #[derive(Debug)]
 pub(crate) struct Model<'a> {
@@ -149,6 +187,26 @@ mod tests {
         assert_eq!(Format::sniff(&safetensors), Some(Format::Safetensors));
         for other in [&b""[..], b"GGU", b"12345678", b"12345678[]"] {
             assert_eq!(Format::sniff(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn files_in_no_format_are_told_apart() {
+        let p = Path::new("m.pt");
+        assert!(not_a_model_file(p, b"").starts_with("m.pt is empty (0 bytes)"));
+        for protocol in 2..=5u8 {
+            let m = not_a_model_file(p, &[0x80, protocol, 0x95]);
+            assert!(m.starts_with(&format!("m.pt is a Python pickle (protocol {protocol})")), "{m}");
+            assert!(m.contains("safetensors.torch.save_file"), "{m}");
+        }
+        let zip = not_a_model_file(p, b"PK\x03\x04\x14\0");
+        assert!(zip.starts_with("m.pt is a zip archive") && zip.contains("torch.save"), "{zip}");
+        // Protocol 1 and 6 are no PROTO opcodes PyTorch writes; an empty zip (PK\x05\x06) has no checkpoint.
+        for other in [&[0x80, 1][..], &[0x80, 6], b"PK\x05\x06", b"hello"] {
+            assert!(
+                not_a_model_file(p, other).contains("is not a tpack, safetensors or GGUF file"),
+                "{other:?}"
+            );
         }
     }
 

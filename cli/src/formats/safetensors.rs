@@ -1,19 +1,21 @@
-//! safetensors, read and written by the `safetensors` crate: its header size limit, JSON, dtypes and
-//! contiguous offsets that cover the data exactly are its checks; a repeated JSON key is refused here.
+//! safetensors, read by the `safetensors` crate: its header size limit, JSON, dtypes and contiguous offsets
+//! that cover the data exactly are its checks; a repeated JSON key is refused here. Written with the crate's
+//! header types and layout check, but by this module, so that the output is reproducible.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use safetensors::tensor::Dtype as StDtype;
+use safetensors::tensor::{Dtype as StDtype, TensorInfo};
 use safetensors::SafeTensors;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::{Container, Dtype, MetaValue};
+use tpack::{AtomicFile, Container, Dtype, MetaValue};
 
 use super::tpack::{OutEntry, Payload};
 use super::{Export, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
-use crate::error::{CliError, Kind, Result};
+use crate::error::{CliError, Result};
 use crate::manifest::OwnedValue;
 
 /// The bytes of the little-endian u64 header length that starts a safetensors file.
@@ -83,7 +85,14 @@ impl Import for Safetensors {
         // One parse of the header: `read_metadata` validates everything `deserialize` does (offsets contiguous
         // and covering the data exactly, sizes matching dtypes and shapes) and keeps the file order.
         let invalid = |e: safetensors::SafeTensorError| {
-            CliError::input(format!("{} is not a valid safetensors file: {e}", input.display()))
+            match truncation(bytes) {
+            Some(what) => CliError::input(format!(
+                "{} is a truncated safetensors file: {what}; the download or copy that made it was probably cut \
+                 short, so make it again",
+                input.display()
+            )),
+            None => CliError::input(format!("{} is not a valid safetensors file: {e}", input.display())),
+        }
         };
         let (header_len, header) = SafeTensors::read_metadata(bytes).map_err(invalid)?;
         let data_start = LENGTH_PREFIX + header_len;
@@ -138,6 +147,24 @@ impl Import for Safetensors {
     }
 }
 
+/// How `bytes` ends before the end its header gives, if it does: the header itself is cut short, or a valid
+/// header describes more tensor data than follows it. `None` for every other problem.
+fn truncation(bytes: &[u8]) -> Option<String> {
+    let prefix: [u8; LENGTH_PREFIX] = bytes.get(..LENGTH_PREFIX)?.try_into().ok()?;
+    let header_len = usize::try_from(u64::from_le_bytes(prefix)).ok().filter(|&n| n <= MAX_HEADER_LEN)?;
+    let have = bytes.len() - LENGTH_PREFIX;
+    let Some(header) = bytes.get(LENGTH_PREFIX..LENGTH_PREFIX + header_len) else {
+        return Some(format!(
+            "its header is {header_len} bytes long, but only {have} bytes follow its length"
+        ));
+    };
+    let data_len = serde_json::from_slice::<safetensors::tensor::Metadata>(header).ok()?.data_len();
+    let data = have - header_len;
+    (data < data_len).then(|| {
+        format!("its tensors need {data_len} bytes of data, but only {data} bytes follow its header")
+    })
+}
+
 /// A tpack metadata value as a safetensors `__metadata__` string: strings as they are, everything else as the
 /// JSON of spec §13.
 fn metadata_string(value: &MetaValue<'_>) -> String {
@@ -147,25 +174,77 @@ fn metadata_string(value: &MetaValue<'_>) -> String {
     }
 }
 
-/// One entry as the `safetensors` crate's writer sees it.
-struct View<'a> {
+/// The header key safetensors reserves for its string metadata; no tensor may have it as its name.
+const METADATA_KEY: &str = "__metadata__";
+
+/// The largest header the `safetensors` crate reads (its private `MAX_HEADER_SIZE`).
+const MAX_HEADER_LEN: usize = 100_000_000;
+
+/// The header is padded with spaces to a multiple of this, as the crate's writer pads it, so the tensor data
+/// starts 8-aligned.
+const HEADER_ALIGN: usize = 8;
+
+/// A safetensors header as the crate's writer lays it out, `__metadata__` first and then the tensors in data
+/// order, but with the metadata keys sorted: the crate writes them in the order of a `HashMap`, which differs
+/// from process to process (safetensors issue #584), so its output could not be reproduced.
+struct Header<'a> {
+    /// The string metadata, sorted by key.
+    metadata: &'a BTreeMap<String, String>,
+    /// Each tensor's name and the crate's description of it, in data order.
+    tensors: &'a [(String, TensorInfo)],
+}
+
+impl Serialize for Header<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.tensors.len() + 1))?;
+        if !self.metadata.is_empty() {
+            map.serialize_entry(METADATA_KEY, self.metadata)?;
+        }
+        for (name, info) in self.tensors {
+            map.serialize_entry(name, info)?;
+        }
+        map.end()
+    }
+}
+
+/// One tensor to write.
+struct Tensor<'a> {
+    name: &'a str,
     dtype: StDtype,
     shape: Vec<usize>,
     data: &'a [u8],
 }
 
-impl safetensors::View for &View<'_> {
-    fn dtype(&self) -> StDtype {
-        self.dtype
-    }
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(self.data)
-    }
-    fn data_len(&self) -> usize {
-        self.data.len()
+impl Safetensors {
+    /// The tensors of `container` that safetensors can store, in the crate writer's order: by descending dtype
+    /// (which keeps each tensor aligned to its element size), then by name. A file the crate wrote thus comes
+    /// back byte for byte. Refuses an entry that safetensors cannot hold, naming it.
+    fn tensors<'a>(input: &Path, container: &Container<'a>) -> Result<Vec<Tensor<'a>>> {
+        let mut tensors = Vec::with_capacity(container.len());
+        for e in container.entries() {
+            let refuse =
+                |why: String| CliError::input(format!("{}: entry {:?} {why}", input.display(), e.name()));
+            if e.name() == METADATA_KEY {
+                return Err(refuse(
+                    "has the name safetensors reserves for its metadata, so it cannot be a tensor there; rename \
+                     it in a manifest (`tpack unpack`, edit, `tpack pack`) and convert that"
+                        .to_owned(),
+                ));
+            }
+            let dtype = to_safetensors(e.dtype()).ok_or_else(|| {
+                refuse(format!("has dtype {}, which safetensors cannot store", dtype_name(e.dtype())))
+            })?;
+            let shape = e
+                .shape()
+                .dims()
+                .iter()
+                .map(|&d| usize::try_from(d))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|_| refuse("is too large for this machine".to_owned()))?;
+            tensors.push(Tensor { name: e.name(), dtype, shape, data: e.payload() });
+        }
+        tensors.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(b.name)));
+        Ok(tensors)
     }
 }
 
@@ -174,48 +253,69 @@ impl Export for Safetensors {
         Format::Safetensors
     }
 
-    /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]). Load addresses and
-    /// alignments have no place in safetensors: dropped load addresses are noted.
+    /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]), sorted by key. Load
+    /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
+    /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
+    /// the same bytes.
     fn write(&self, input: &Path, container: &Container<'_>, output: &Path) -> Result<Exported> {
-        let mut views = Vec::with_capacity(container.len());
-        let mut targets = 0usize;
-        for e in container.entries() {
-            let dtype = to_safetensors(e.dtype()).ok_or_else(|| {
-                CliError::input(format!(
-                    "{}: entry {:?} has dtype {}, which safetensors cannot store",
-                    input.display(),
-                    e.name(),
-                    dtype_name(e.dtype())
-                ))
-            })?;
-            let shape = e
-                .shape()
-                .dims()
-                .iter()
-                .map(|&d| usize::try_from(d))
-                .collect::<std::result::Result<Vec<_>, _>>()
-                .map_err(|_| {
-                    CliError::input(format!(
-                        "{}: entry {:?} is too large for this machine",
-                        input.display(),
-                        e.name()
-                    ))
-                })?;
-            targets += usize::from(e.target().is_some());
-            views.push((e.name().to_owned(), View { dtype, shape, data: e.payload() }));
-        }
-        let metadata: HashMap<String, String> =
+        let tensors = Self::tensors(input, container)?;
+        let targets = container.entries().filter(|e| e.target().is_some()).count();
+        let metadata: BTreeMap<String, String> =
             container.metadata().iter().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect();
-        let info = if metadata.is_empty() { None } else { Some(metadata) };
-        let meta_count = info.as_ref().map_or(0, HashMap::len);
-        safetensors::serialize_to_file(views.iter().map(|(n, v)| (n.as_str(), v)), info, output)
-            .map_err(|e| CliError::new(Kind::Io, format!("cannot write {}: {e}", output.display())))?;
+
+        let mut infos = Vec::with_capacity(tensors.len());
+        let mut offset = 0usize;
+        for t in &tensors {
+            let end = offset.checked_add(t.data.len()).ok_or_else(|| {
+                CliError::input(format!("{}: the tensors are too large for this machine", input.display()))
+            })?;
+            infos.push((
+                t.name.to_owned(),
+                TensorInfo { dtype: t.dtype, shape: t.shape.clone(), data_offsets: (offset, end) },
+            ));
+            offset = end;
+        }
+        // The crate's own check of the layout: contiguous offsets, sizes that match dtypes and shapes.
+        safetensors::tensor::Metadata::new(None, infos.clone()).map_err(|e| {
+            CliError::input(format!("{}: safetensors refuses the layout: {e}", input.display()))
+        })?;
+        let mut header =
+            serde_json::to_vec(&Header { metadata: &metadata, tensors: &infos }).map_err(|e| {
+                CliError::input(format!("{}: cannot write the safetensors header: {e}", input.display()))
+            })?;
+        header.resize(header.len().next_multiple_of(HEADER_ALIGN), b' ');
+        if header.len() > MAX_HEADER_LEN {
+            return Err(CliError::input(format!(
+                "{}: the safetensors header would be {} bytes, more than the {MAX_HEADER_LEN} safetensors readers \
+                 accept (too many tensors or too much metadata)",
+                input.display(),
+                header.len()
+            )));
+        }
+
+        let mut file = AtomicFile::create(output)
+            .map_err(|e| CliError::io("cannot create a file next to", output, &e))?;
+        {
+            let mut sink = file.sink();
+            let mut put = |bytes: &[u8]| {
+                embedded_io::Write::write_all(&mut sink, bytes)
+                    .map_err(|e| CliError::io("cannot write", output, &e))
+            };
+            put(&(header.len() as u64).to_le_bytes())?;
+            put(&header)?;
+            for t in &tensors {
+                put(t.data)?;
+            }
+            embedded_io::Write::flush(&mut sink).map_err(|e| CliError::io("cannot write", output, &e))?;
+        }
+        file.commit().map_err(|e| CliError::io("cannot save", output, &e))?;
+
         let mut notes = Vec::new();
         if targets > 0 {
             notes.push(format!(
                 "safetensors has no load addresses or alignments; the load addresses of {targets} entries were dropped"
             ));
         }
-        Ok(Exported { entries: views.len(), metadata: meta_count, notes })
+        Ok(Exported { entries: tensors.len(), metadata: metadata.len(), notes })
     }
 }

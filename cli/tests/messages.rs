@@ -1,0 +1,160 @@
+//! Inputs users get wrong, each answered with one sentence that says what the file is and what to do: an
+//! empty file, a PyTorch checkpoint, a truncated download, an output directory that does not exist, a
+//! corrupt entry in `unpack`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use tpack::{Builder, Container, Dtype, NewEntry};
+
+/// Asserts `message` is one sentence: one line, no trailing period needed, and no crate or OS jargon.
+#[track_caller]
+fn one_sentence(message: &str) {
+    let text = message.trim_end();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    for jargon in ["os error", "Error(", "MetadataIncompleteBuffer", "InvalidHeaderLength", "Custom {"] {
+        assert!(!text.contains(jargon), "{jargon:?} in {text}");
+    }
+}
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("model.safetensors");
+    std::fs::write(&input, b"").unwrap();
+    let err = assert_fails(
+        &run!("convert", input, dir.path().join("m.tpack")),
+        3,
+        &["model.safetensors is empty (0 bytes)", "make it again"],
+    );
+    one_sentence(&err);
+}
+
+/// Writes `script` (Python, with `out` bound to the output path) and returns the file it wrote.
+fn python_file(dir: &Path, name: &str, script: &str) -> Option<PathBuf> {
+    let py = python()?;
+    let out = dir.join(name);
+    let status = std::process::Command::new(py)
+        .args(["-c", &format!("import sys\nout = sys.argv[1]\n{script}"), out.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "{script}");
+    Some(out)
+}
+
+/// PyTorch checkpoints as `torch.save` lays them out, written by Python's own `zipfile` and `pickle` (torch
+/// itself is not installed): a zip archive holding `archive/data.pkl`, and the bare pickles of older
+/// versions.
+#[test]
+fn a_pytorch_checkpoint_is_named_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = python_file(
+        dir.path(),
+        "model.pt",
+        "import pickle, zipfile\n\
+         with zipfile.ZipFile(out, 'w') as z:\n    \
+             z.writestr('archive/data.pkl', pickle.dumps({'w': [1.0, 2.0]}, protocol=2))\n    \
+             z.writestr('archive/version', '3\\n')\n",
+    );
+    let Some(zip) = zip else { return };
+    let err = assert_fails(
+        &run!("convert", zip, dir.path().join("m.tpack")),
+        3,
+        &["model.pt is a zip archive", "PyTorch", "safetensors.torch.save_file", "convert that file"],
+    );
+    one_sentence(&err);
+    for protocol in 2..=5 {
+        let name = format!("old-{protocol}.bin");
+        let pickle = python_file(
+            dir.path(),
+            &name,
+            &format!(
+                "import pickle\nopen(out, 'wb').write(pickle.dumps({{'w': [1.0]}}, protocol={protocol}))\n"
+            ),
+        )
+        .unwrap();
+        let err = assert_fails(
+            &run!("convert", pickle, dir.path().join("m.tpack")),
+            3,
+            &[
+                &format!("{name} is a Python pickle (protocol {protocol})"),
+                "PyTorch",
+                "safetensors.torch.save_file",
+            ],
+        );
+        one_sentence(&err);
+    }
+}
+
+/// The fixture cut short in its tensor data and in its header: called truncated, with the sizes.
+#[test]
+fn a_truncated_safetensors_file_is_called_truncated() {
+    let whole = std::fs::read(fixture("model.safetensors")).unwrap();
+    let header_len = u64::from_le_bytes(whole[..8].try_into().unwrap()) as usize;
+    let dir = tempfile::tempdir().unwrap();
+    for (cut, words) in [
+        (whole.len() - 1, "bytes of data, but only"),
+        (8 + header_len + 3, "bytes of data, but only 3 bytes follow its header"),
+        (8 + header_len, "bytes of data, but only 0 bytes follow its header"),
+        (
+            8 + header_len / 2,
+            &*format!("its header is {header_len} bytes long, but only {} bytes", header_len / 2),
+        ),
+        (9, &*format!("its header is {header_len} bytes long, but only 1 bytes")),
+    ] {
+        let input = dir.path().join("cut.safetensors");
+        std::fs::write(&input, &whole[..cut]).unwrap();
+        let err = assert_fails(
+            &run!("convert", input, dir.path().join("m.tpack")),
+            3,
+            &["cut.safetensors is a truncated safetensors file", words, "make it again"],
+        );
+        one_sentence(&err);
+    }
+}
+
+#[test]
+fn a_missing_output_directory_reads_the_same_for_pack_and_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.json");
+    std::fs::write(
+        &manifest,
+        r#"{"tpack_manifest": 1, "entries": [{"name": "w", "dtype": "RAW", "hex": "01"}]}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("missing/m.tpack");
+    let want = format!(
+        "error: cannot create {}: the directory {} does not exist; create it first (`mkdir -p {}`) or choose another path\n",
+        out.display(),
+        out.parent().unwrap().display(),
+        out.parent().unwrap().display()
+    );
+    let packed = assert_fails(&run!("pack", manifest, "-o", out), 4, &[]);
+    assert_eq!(packed, want);
+    let converted = assert_fails(&run!("convert", fixture("model.safetensors"), out), 4, &[]);
+    assert_eq!(converted, want);
+}
+
+/// `unpack` of a corrupt container names the entry, as `verify` and `convert` do.
+#[test]
+fn unpack_names_the_corrupt_entry() {
+    let mut b = Builder::new();
+    b.push(NewEntry::new("layers.0.w", Dtype::U8, &[4], &[1, 2, 3, 4])).unwrap();
+    b.push(NewEntry::new("layers.1.w", Dtype::U8, &[4], &[5, 6, 7, 8])).unwrap();
+    let mut bytes = b.finish().unwrap();
+    let at = Container::parse(&bytes).unwrap().get("layers.1.w").unwrap().offset() as usize;
+    bytes[at] ^= 0x40;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.tpack");
+    std::fs::write(&input, &bytes).unwrap();
+    let out = dir.path().join("files");
+    let err = assert_fails(
+        &run!("unpack", input, "-o", out),
+        1,
+        &["m.tpack is corrupt, so it is not unpacked", "entry 1 \"layers.1.w\"", "R50", "tpack verify"],
+    );
+    one_sentence(&err);
+    assert!(!out.exists());
+}
