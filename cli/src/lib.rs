@@ -13,13 +13,16 @@ mod formats;
 mod fsutil;
 mod json_strict;
 mod manifest;
+mod natural;
 mod progress;
 mod safe_names;
+mod text;
+mod tree;
 
 pub use commands::convert::run as run_convert;
-pub use commands::inspect::run as run_inspect;
+pub use commands::inspect::{run as run_inspect, run_with as run_inspect_with, Options as InspectOptions};
 pub use commands::pack::run as run_pack;
 pub use commands::unpack::run as run_unpack;
-pub use commands::verify::run as run_verify;
+pub use commands::verify::{run as run_verify, run_files as run_verify_files};
 pub use error::{CliError, Kind, Result};
 pub use formats::Format;
