@@ -401,8 +401,9 @@ impl<'a> Inspected<'a> {
     fn entry_rows(&self, selected: &[usize], opts: &Options, lines: &mut Vec<String>) -> Vec<String> {
         let mut notes = Vec::new();
         // (tree cell: drawing and escaped label, entry, note for rows that are not entries)
-        let mut cells: Vec<(String, String, Option<usize>, Option<String>)> = Vec::new();
+        let mut cells: Vec<(String, String, Option<usize>, Option<Note>)> = Vec::new();
         let mut groups = 0usize;
+        let mut example = String::new();
         if opts.flat {
             let mut order = selected.to_vec();
             order.sort_by(|&a, &b| crate::natural::cmp(&self.items[a].name, &self.items[b].name));
@@ -429,13 +430,16 @@ impl<'a> Inspected<'a> {
                             bytes = bytes.saturating_add(self.items[e].bytes);
                         }
                         let noun = if hidden == 1 { "entry" } else { "entries" };
-                        Some(format!("… {hidden} {noun} below, {elements} elements, {}", size_short(bytes)))
+                        Some(Note::Hidden(format!("({hidden} {noun})"), elements.to_string(), size_short(bytes)))
                     }
-                    (Some(n), None) if row.entry.is_none() => Some(format!("×{n}, alike")),
+                    (Some(n), None) if row.entry.is_none() => Some(Note::Repeats(format!("×{n} alike"))),
                     _ => None,
                 };
                 if row.repeats.is_some() {
                     groups += 1;
+                    if example.is_empty() {
+                        example = escape(&row.label).into_owned();
+                    }
                 }
                 cells.push((row.prefix, escape(&row.label).into_owned(), row.entry, note));
             }
@@ -450,18 +454,12 @@ impl<'a> Inspected<'a> {
             w(|d| d.align.len()),
         ];
         let extra = w(|d| text::width(&d.extra));
+        let header = ["dtype", "shape", "elements", "size", if widths[4] > 0 { "align" } else { "" }];
+        let widths: [usize; 5] = std::array::from_fn(|i| widths[i].max(header[i].len()));
         let fixed: usize = widths.iter().map(|w| w + 2).sum::<usize>() + extra;
         let widest_cell = cells.iter().map(|c| text::width(&c.0) + text::width(&c.1)).max().unwrap_or(0);
         let tree_width = widest_cell.min(WIDTH.saturating_sub(fixed).max(TREE_MIN));
         let mut cut = 0usize;
-        let header = ["dtype", "shape", "elements", "size", if widths[4] > 0 { "align" } else { "" }];
-        let widths = [
-            widths[0].max(header[0].len()),
-            widths[1].max(header[1].len()),
-            widths[2].max(header[2].len()),
-            widths[3].max(header[3].len()),
-            widths[4].max(header[4].len()),
-        ];
         if details.iter().any(Option::is_some) {
             let row = format!(
                 "{}  {}  {}  {}  {}  {}",
@@ -492,25 +490,41 @@ impl<'a> Inspected<'a> {
                     text::pad(&d.align, widths[4], false),
                     d.extra
                 ),
-                (None, Some(n)) => format!("{}  {n}", text::pad(&cell, tree_width, true)),
+                (None, Some(Note::Repeats(n))) => format!("{}  {n}", text::pad(&cell, tree_width, true)),
+                (None, Some(Note::Hidden(what, elements, size))) => format!(
+                    "{}  {}  {}  {}",
+                    text::pad(&cell, tree_width, true),
+                    text::pad(what, widths[0] + 2 + widths[1], true),
+                    text::pad(elements, widths[2], false),
+                    text::pad(size, widths[3], false),
+                ),
                 (None, None) => cell,
             };
             lines.push(line.trim_end().to_owned());
         }
         if groups > 0 {
+            let runs = if groups == 1 { "run" } else { "runs" };
             notes.push(format!(
-                "note: {groups} runs of repeated layers (alike: the same names, dtypes and shapes below them) \
-                 are collapsed into one row each, such as `{{0..31}}.`, showing the first; `--expand` shows every \
-                 entry"
+                "note: {groups} {runs} of repeated layers (alike: the same names, dtypes and shapes below them) \
+                 collapsed into one row each, such as `{example}`, showing the first; `--expand` shows every entry"
             ));
         }
         if cut > 0 {
+            let names = if cut == 1 { "name is" } else { "names are" };
             notes.push(format!(
-                "note: {cut} names are cut to fit {WIDTH} columns (…); `--entry NAME` and `--json` show them whole"
+                "note: {cut} {names} cut to fit {WIDTH} columns (…); `--entry NAME` and `--json` show them whole"
             ));
         }
         notes
     }
+}
+
+/// What a row that is not an entry says instead of an entry's columns.
+enum Note {
+    /// A group of repeated layers: how many.
+    Repeats(String),
+    /// A row whose subtree `--depth` hides: how many entries, their elements and size.
+    Hidden(String, String, String),
 }
 
 /// The detail columns of one entry row.
