@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tpack_cli::{run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format, InspectOptions};
+use tpack_cli::{
+    run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format, InspectOptions,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -84,7 +86,9 @@ enum Command {
     ///
     /// Every corrupt entry is named. Nested containers are verified too. Each file's result is printed when it
     /// is known.
-    #[command(after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json")]
+    #[command(
+        after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json"
+    )]
     Verify {
         /// The tpack files.
         #[arg(required = true)]

@@ -186,7 +186,10 @@ mod tests {
         let hostile = "a\u{1b}[2J\u{7}\r\u{8}\n\u{85}\u{9b}\u{7f}\u{202e}\u{2066}\u{200e}\u{61c}\\z";
         let e = escape(hostile);
         assert!(!e.chars().any(|c| is_escaped(c) && c != '\\'), "{e}");
-        assert_eq!(e, "a\\u{1b}[2J\\u{7}\\r\\u{8}\\n\\u{85}\\u{9b}\\u{7f}\\u{202e}\\u{2066}\\u{200e}\\u{61c}\\\\z");
+        assert_eq!(
+            e,
+            "a\\u{1b}[2J\\u{7}\\r\\u{8}\\n\\u{85}\\u{9b}\\u{7f}\\u{202e}\\u{2066}\\u{200e}\\u{61c}\\\\z"
+        );
         // The same spelling as `{:?}`, which error messages use.
         assert_eq!(quoted(hostile), format!("{hostile:?}"));
         assert_eq!(quoted("say \"hi\""), format!("{:?}", "say \"hi\""));

@@ -70,6 +70,9 @@ pub struct Tree<'a> {
     counts: Vec<usize>,
 }
 
+/// A subtree's structure: its entry's kind, and each child's label and structure id.
+type Structure<'a> = (Option<u32>, Vec<(&'a str, u32)>);
+
 /// One row of a drawn tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
@@ -123,7 +126,7 @@ impl<'a> Tree<'a> {
         // A child always comes after its parent in `nodes`, so walking backwards visits children first.
         let mut shape_ids = vec![0u32; nodes.len()];
         let mut counts = vec![0usize; nodes.len()];
-        let mut interned: HashMap<(Option<u32>, Vec<(&'a str, u32)>), u32> = HashMap::new();
+        let mut interned: HashMap<Structure<'a>, u32> = HashMap::new();
         for i in (0..nodes.len()).rev() {
             let node = &nodes[i];
             let key = (
@@ -132,7 +135,8 @@ impl<'a> Tree<'a> {
             );
             let next = u32::try_from(interned.len()).unwrap_or(u32::MAX);
             shape_ids[i] = *interned.entry(key).or_insert(next);
-            counts[i] = usize::from(node.entry.is_some()) + node.children.iter().map(|&c| counts[c]).sum::<usize>();
+            counts[i] =
+                usize::from(node.entry.is_some()) + node.children.iter().map(|&c| counts[c]).sum::<usize>();
         }
         Self { nodes, shape_ids, counts }
     }

@@ -79,7 +79,9 @@ fn hostile_names_keys_and_values_are_escaped_in_every_text_output() {
         ("plain", MetaValue::String("v\u{2067}\u{9d}")),
     ];
     let path = write(dir.path(), "h\u{1b}[1m.tpack", &container(&HOSTILE, &meta));
-    for args in [&[][..], &["--flat"], &["--expand", "--depth", "1"], &["--filter", "\u{1b}"], &["--no-tensors"]] {
+    for args in
+        [&[][..], &["--flat"], &["--expand", "--depth", "1"], &["--filter", "\u{1b}"], &["--no-tensors"]]
+    {
         let mut argv = vec![std::ffi::OsString::from("inspect"), path.clone().into_os_string()];
         argv.extend(args.iter().map(std::ffi::OsString::from));
         let out = assert_ok(&tpack(argv));
@@ -87,7 +89,9 @@ fn hostile_names_keys_and_values_are_escaped_in_every_text_output() {
         assert_fits(&out);
     }
     let out = assert_ok(&run!("inspect", path));
-    for want in ["cr\\rforged", "lf\\nentries", "bidi\\u{202e}txt.exe\\u{202c}", "back\\\\slash", "tab\\there\\0nul"] {
+    for want in
+        ["cr\\rforged", "lf\\nentries", "bidi\\u{202e}txt.exe\\u{202c}", "back\\\\slash", "tab\\there\\0nul"]
+    {
         assert!(out.contains(want), "lacks {want:?}:\n{out}");
     }
     assert!(out.contains("\"value\\u{1b}]8;;http://x\\u{7}\\r\\n\""), "{out}");
@@ -100,7 +104,8 @@ fn hostile_names_keys_and_values_are_escaped_in_every_text_output() {
     assert_terminal_safe(&v);
     // JSON keeps the names exact (JSON escapes them itself).
     let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", path, "--json"))).unwrap();
-    let names: Vec<&str> = doc["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        doc["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
     let mut want = HOSTILE.to_vec();
     want.sort();
     let mut got = names.clone();
@@ -119,7 +124,10 @@ fn spelled(out: &str) -> Vec<String> {
         let chars: Vec<char> = rest.chars().collect();
         let mut depth = 0;
         while chars.len() >= 4 * (depth + 1)
-            && matches!(chars[4 * depth..4 * depth + 4].iter().collect::<String>().as_str(), "│   " | "    " | "├── " | "└── ")
+            && matches!(
+                chars[4 * depth..4 * depth + 4].iter().collect::<String>().as_str(),
+                "│   " | "    " | "├── " | "└── "
+            )
         {
             depth += 1;
         }
@@ -237,7 +245,8 @@ fn filter_depth_and_no_tensors() {
     assert!(out.contains("├── h.") && out.contains("(290 entries)") && out.contains("(2 entries)"), "{out}");
     assert_fits(&out);
     let doc: Value =
-        serde_json::from_str(&run_in(d, &["inspect", "gpt2.safetensors", "--json", "--filter", "wte"])).unwrap();
+        serde_json::from_str(&run_in(d, &["inspect", "gpt2.safetensors", "--json", "--filter", "wte"]))
+            .unwrap();
     assert_eq!(doc["entries"].as_array().unwrap().len(), 1);
     assert_eq!(doc["totals"]["entries"], 300);
     assert_eq!(doc["totals"]["entries_listed"], 1);
@@ -247,11 +256,14 @@ fn filter_depth_and_no_tensors() {
 #[test]
 fn foreign_files_are_inspected_directly() {
     let out = assert_ok(&run!("inspect", fixture("model.gguf")));
-    for want in ["GGUF", "entries (12):", "blk.0.", "attn_q.weight", "Q8_0", "[8, 64]", "general.architecture"] {
+    for want in
+        ["GGUF", "entries (12):", "blk.0.", "attn_q.weight", "Q8_0", "[8, 64]", "general.architecture"]
+    {
         assert!(out.contains(want), "{want}:\n{out}");
     }
     assert_fits(&out);
-    let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", fixture("model.gguf"), "--json"))).unwrap();
+    let doc: Value =
+        serde_json::from_str(&assert_ok(&run!("inspect", fixture("model.gguf"), "--json"))).unwrap();
     assert_eq!(doc["schema"], "tpack-inspect/2");
     assert_eq!(doc["entries"].as_array().unwrap().len(), 12);
     let out = assert_ok(&run!("inspect", fixture("model.safetensors"), "--entry", "layers.0.attn.q.weight"));
@@ -274,7 +286,10 @@ fn json_elides_long_arrays_unless_full() {
     let path = write(dir.path(), "m.tpack", &bytes);
     let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", path, "--json"))).unwrap();
     let ids = &doc["metadata"][0];
-    assert_eq!((ids["key"].as_str(), ids["elided"].as_bool(), ids["count"].as_u64()), (Some("ids"), Some(true), Some(1000)));
+    assert_eq!(
+        (ids["key"].as_str(), ids["elided"].as_bool(), ids["count"].as_u64()),
+        (Some("ids"), Some(true), Some(1000))
+    );
     assert_eq!(ids["value"].as_array().unwrap().len(), 32);
     assert!(doc["metadata"][1].get("elided").is_none());
     assert_eq!(doc["metadata"][2]["count"], 500);
@@ -289,7 +304,9 @@ fn json_elides_long_arrays_unless_full() {
 /// 100,000 entries: text and JSON stay fast (no quadratic step) and text stays within 100 columns.
 #[test]
 fn a_100k_entry_file_stays_usable() {
-    let names: Vec<String> = (0..100_000).map(|i| format!("model.layers.{}.experts.{}.w{}", i / 1000, (i / 10) % 100, i % 10)).collect();
+    let names: Vec<String> = (0..100_000)
+        .map(|i| format!("model.layers.{}.experts.{}.w{}", i / 1000, (i / 10) % 100, i % 10))
+        .collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "big.tpack", &container(&refs, &[]));
@@ -327,7 +344,10 @@ fn verify_takes_several_files_and_json() {
     let err = assert_fails(&o, 1, &["2 of 3 files are not intact", "bad.tpack", "missing.tpack"]);
     assert!(!err.contains("good.tpack"), "{err}");
     let out = stdout(&o);
-    assert!(out.contains("good.tpack: intact") && out.contains("bad.tpack is corrupt: 1 of 2 entries"), "{out}");
+    assert!(
+        out.contains("good.tpack: intact") && out.contains("bad.tpack is corrupt: 1 of 2 entries"),
+        "{out}"
+    );
     assert!(out.contains("entry 1 \"b\"") && out.contains("cannot open"), "{out}");
     let o = run!("verify", good, bad, "--json");
     assert_eq!(o.status.code(), Some(1));

@@ -186,7 +186,13 @@ impl<'a> Inspected<'a> {
     fn of_container(c: &Container<'a>) -> Self {
         let items = c.entries().map(|e| item_of_entry(&e)).collect();
         let meta = c.metadata().iter().map(|(k, v)| Meta::of(k, &v)).collect();
-        Self { format: Format::Tpack, file_length: c.as_bytes().len() as u64, container: Some(*c), items, meta }
+        Self {
+            format: Format::Tpack,
+            file_length: c.as_bytes().len() as u64,
+            container: Some(*c),
+            items,
+            meta,
+        }
     }
 
     fn of_model(format: Format, model: &Model<'_>, file_length: u64) -> Self {
@@ -295,7 +301,10 @@ impl<'a> Inspected<'a> {
         match &self.container {
             Some(c) => {
                 let (major, minor) = c.version();
-                prose(&mut lines, &format!("{file}: tpack {major}.{minor}, {}", size_words(self.file_length)));
+                prose(
+                    &mut lines,
+                    &format!("{file}: tpack {major}.{minor}, {}", size_words(self.file_length)),
+                );
                 let h = c.header();
                 let [_, index, names, meta, payloads, trailer] = &h.sections;
                 prose(
@@ -337,7 +346,9 @@ impl<'a> Inspected<'a> {
             lines.push(String::new());
             let selected = self.selected(opts);
             let heading = match &opts.filter {
-                Some(f) => format!("entries ({} of {} match {}):", selected.len(), self.items.len(), quoted(f)),
+                Some(f) => {
+                    format!("entries ({} of {} match {}):", selected.len(), self.items.len(), quoted(f))
+                }
                 None => format!("entries ({}):", self.items.len()),
             };
             prose(&mut lines, &heading);
@@ -353,7 +364,11 @@ impl<'a> Inspected<'a> {
                 "totals: {} entries, {} elements{}, {} of payload",
                 self.items.len(),
                 totals.elements,
-                if totals.elements >= 1000 { format!(" ({})", count_short(totals.elements)) } else { String::new() },
+                if totals.elements >= 1000 {
+                    format!(" ({})", count_short(totals.elements))
+                } else {
+                    String::new()
+                },
                 size_words(totals.bytes)
             ),
         );
@@ -430,7 +445,11 @@ impl<'a> Inspected<'a> {
                             bytes = bytes.saturating_add(self.items[e].bytes);
                         }
                         let noun = if hidden == 1 { "entry" } else { "entries" };
-                        Some(Note::Hidden(format!("({hidden} {noun})"), elements.to_string(), size_short(bytes)))
+                        Some(Note::Hidden(
+                            format!("({hidden} {noun})"),
+                            elements.to_string(),
+                            size_short(bytes),
+                        ))
                     }
                     (Some(n), None) if row.entry.is_none() => Some(Note::Repeats(format!("×{n} alike"))),
                     _ => None,
@@ -444,7 +463,8 @@ impl<'a> Inspected<'a> {
                 cells.push((row.prefix, escape(&row.label).into_owned(), row.entry, note));
             }
         }
-        let details: Vec<Option<Details>> = cells.iter().map(|c| c.2.map(|i| Details::of(&self.items[i]))).collect();
+        let details: Vec<Option<Details>> =
+            cells.iter().map(|c| c.2.map(|i| Details::of(&self.items[i]))).collect();
         let w = |f: fn(&Details) -> usize| details.iter().flatten().map(f).max().unwrap_or(0);
         let widths = [
             w(|d| text::width(&d.dtype)),
@@ -572,7 +592,8 @@ fn big(n: u128) -> Value {
 
 /// A count in short words: `950`, `12.3 K`, `7.2 M`, `1.3 B`.
 fn count_short(n: u128) -> String {
-    const UNITS: [(u128, &str); 4] = [(1_000_000_000_000, "T"), (1_000_000_000, "B"), (1_000_000, "M"), (1_000, "K")];
+    const UNITS: [(u128, &str); 4] =
+        [(1_000_000_000_000, "T"), (1_000_000_000, "B"), (1_000_000, "M"), (1_000, "K")];
     for (unit, name) in UNITS {
         if n >= unit {
             return format!("{:.1} {name}", n as f64 / unit as f64);

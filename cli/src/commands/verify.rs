@@ -102,7 +102,8 @@ pub fn run_files(paths: &[PathBuf], json: bool, quiet: bool, out: &mut dyn Write
     if !several && !json {
         return Err(CliError::new(kind, text_report(first_path, first)));
     }
-    let names: Vec<String> = failed.iter().map(|(p, _)| escape(&p.display().to_string()).into_owned()).collect();
+    let names: Vec<String> =
+        failed.iter().map(|(p, _)| escape(&p.display().to_string()).into_owned()).collect();
     Err(CliError::new(
         kind,
         format!("{} of {} files are not intact: {}", failed.len(), results.len(), names.join(", ")),
@@ -114,7 +115,10 @@ fn text_report(path: &Path, outcome: &Outcome) -> String {
     let file = escape(&path.display().to_string()).into_owned();
     match outcome {
         Outcome::Intact { entries, bytes } => {
-            format!("{file}: intact: {entries} entries, {} of payload, every checksum matches", size_words(*bytes))
+            format!(
+                "{file}: intact: {entries} entries, {} of payload, every checksum matches",
+                size_words(*bytes)
+            )
         }
         Outcome::Corrupt { entries, problems } => {
             let mut message =
