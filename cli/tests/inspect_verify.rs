@@ -32,8 +32,10 @@ fn inspect_shows_a_tree_totals_and_typed_metadata() {
     for want in [
         "tpack 1.0",
         "entries (4):",
-        "├── layers",
-        "│   ├── 0.attn",
+        // Natural order (`boot` first); pieces keep their separators, so `layers.1/mlp` is not `1.mlp`.
+        "├── boot",
+        "└── layers.",
+        "    ├── 0.attn.",
         "q ",
         "k ",
         "1/mlp",
