@@ -114,6 +114,16 @@ fn list<T: std::fmt::Display>(items: impl ExactSizeIterator<Item = T>) -> String
     }
 }
 
+/// The first [`SHOWN_ITEMS`] of `shown` (the start of `total` items), with how many more there are.
+fn list_of(shown: Vec<String>, total: usize) -> String {
+    let first: Vec<&str> = shown.iter().take(SHOWN_ITEMS).map(String::as_str).collect();
+    if total > SHOWN_ITEMS {
+        format!("[{}, … {} more]", first.join(", "), total - SHOWN_ITEMS)
+    } else {
+        format!("[{}]", first.join(", "))
+    }
+}
+
 /// A metadata value in words: numbers as numbers, strings quoted, long arrays cut short.
 #[must_use]
 pub fn meta_value_text(value: &MetaValue<'_>) -> String {
@@ -122,15 +132,15 @@ pub fn meta_value_text(value: &MetaValue<'_>) -> String {
         MetaValue::I64(v) => v.to_string(),
         MetaValue::F64(v) => format!("{v:?}"),
         MetaValue::Bool(v) => v.to_string(),
-        MetaValue::String(s) => format!("{s:?}"),
+        MetaValue::String(s) => crate::text::quoted(s),
         MetaValue::Bytes(b) if b.len() <= 32 => format!("0x{}", hex(b)),
         MetaValue::Bytes(b) => format!("0x{}… ({} bytes)", hex(&b[..32]), b.len()),
         MetaValue::U64Array(a) => list(a.iter().map(|v| v.get())),
         MetaValue::I64Array(a) => list(a.iter().map(|v| v.get())),
         MetaValue::F64Array(a) => list(a.iter().map(|v| format!("{:?}", v.get()))),
         MetaValue::StringArray(items) => {
-            let all: Vec<String> = (*items).map(|s| format!("{s:?}")).collect();
-            list(all.into_iter())
+            let shown: Vec<String> = (*items).take(SHOWN_ITEMS + 1).map(crate::text::quoted).collect();
+            list_of(shown, (*items).count())
         }
         MetaValue::Unknown { bytes, .. } => {
             format!("{} bytes of a type this tool does not know", bytes.len())

@@ -4,7 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tpack_cli::{run_convert, run_inspect, run_pack, run_unpack, run_verify, Format};
+use tpack_cli::{
+    run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format, InspectOptions,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -42,30 +44,60 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show the header, the entries as a tree of their name components, totals and metadata.
+    /// Show what a tpack, safetensors or GGUF file holds: header, entries as a tree of name pieces, totals, metadata.
     ///
-    /// Checks the structure (every rule but the payload checksums); `tpack verify` checks those too.
+    /// The format is told from the file's first bytes. For tpack, the structure is checked (every rule but the
+    /// payload checksums; `tpack verify` checks those too); a foreign file is checked as `tpack convert` reads it.
+    /// Text output fits 100 columns and escapes control and bidi characters in names, keys and values.
     #[command(
-        after_help = "Examples:\n  tpack inspect model.tpack\n  tpack inspect model.tpack --json | jq '.totals'\n  \
+        after_help = "Examples:\n  tpack inspect model.tpack\n  tpack inspect model.safetensors --filter 'h.*.attn.*'\n  \
+                            tpack inspect llama.gguf --depth 2 --no-tensors\n  \
+                            tpack inspect model.tpack --json | jq '.totals'\n  \
                             tpack inspect model.tpack --entry tok_embeddings.weight"
     )]
     Inspect {
-        /// The tpack file.
+        /// The tpack, safetensors or GGUF file.
         file: PathBuf,
-        /// Print JSON (schema `tpack-inspect/1`, documented in docs/cli.md) instead of text.
+        /// Print JSON (schema `tpack-inspect/2`, documented in docs/cli.md) instead of text.
         #[arg(long)]
         json: bool,
+        /// With --json: metadata arrays whole (otherwise cut to 32 items and marked `"elided": true`).
+        #[arg(long)]
+        full: bool,
         /// Show only the entry with this exact name.
         #[arg(long, value_name = "NAME")]
         entry: Option<String>,
+        /// Show only entries whose name matches: a glob over the whole name if PATTERN has * or ?, else a
+        /// substring.
+        #[arg(long, value_name = "PATTERN")]
+        filter: Option<String>,
+        /// Do not list the entries (header, totals and metadata only).
+        #[arg(long)]
+        no_tensors: bool,
+        /// Draw the tree N levels deep; deeper rows are summed up in their parent.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        depth: Option<u64>,
+        /// One row per entry with its whole name, in natural order, instead of a tree.
+        #[arg(long)]
+        flat: bool,
+        /// Draw every repeated layer instead of one row for a run of alike layers (`layers.{0..31}.`).
+        #[arg(long)]
+        expand: bool,
     },
-    /// Verify the structure and every checksum; exit 0 only if the file is intact.
+    /// Verify the structure and every checksum of each file; exit 0 only if every file is intact.
     ///
-    /// Every corrupt entry is named. Nested containers are verified too.
-    #[command(after_help = "Example:\n  tpack verify model.tpack && echo intact")]
+    /// Every corrupt entry is named. Nested containers are verified too. Each file's result is printed when it
+    /// is known.
+    #[command(
+        after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json"
+    )]
     Verify {
-        /// The tpack file.
-        file: PathBuf,
+        /// The tpack files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON (schema `tpack-verify/1`, documented in docs/cli.md) instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Build a container from a JSON manifest (schema in docs/cli.md).
     ///
@@ -134,8 +166,20 @@ fn main() {
     tpack_cli::signals::install();
     let quiet = cli.quiet;
     let result = match &cli.command {
-        Command::Inspect { file, json, entry } => run_inspect(file, entry.as_deref(), *json),
-        Command::Verify { file } => run_verify(file, quiet),
+        Command::Inspect { file, json, full, entry, filter, no_tensors, depth, flat, expand } => {
+            let opts = InspectOptions {
+                entry: entry.clone(),
+                json: *json,
+                full: *full,
+                expand: *expand,
+                filter: filter.clone(),
+                no_tensors: *no_tensors,
+                depth: depth.map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
+                flat: *flat,
+            };
+            run_inspect_with(file, &opts)
+        }
+        Command::Verify { files, json } => run_verify_files(files, *json, quiet, &mut std::io::stdout()),
         Command::Pack { manifest, output, force } => run_pack(manifest, output, *force, quiet),
         Command::Unpack { file, output, force } => run_unpack(file, output, *force),
         Command::Convert { input, output, to, force } => {
