@@ -52,7 +52,7 @@ impl CliError {
     }
 
     /// `action` (for example "cannot read") on `path` failed with `error`. When an output (an action of
-    /// [`OUTPUT_ACTIONS`]) cannot be created because its directory is missing, the message names the directory
+    /// `OUTPUT_ACTIONS`) cannot be created because its directory is missing, the message names the directory
     /// and says to create it.
     pub fn io(action: &str, path: &Path, error: &io::Error) -> Self {
         let output = OUTPUT_ACTIONS.iter().any(|a| action.starts_with(a));
