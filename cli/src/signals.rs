@@ -2,7 +2,7 @@
 //! is an error, not a crash.
 //!
 //! Every output being written (a temporary file, or a staging directory) is registered here from its creation
-//! until it is renamed into place or deleted ([`register`]). Then:
+//! until it is renamed into place or deleted (`register`). Then:
 //!
 //! - SIGINT and SIGTERM are received by a thread of signal-hook's ([`install`]). It deletes every registered
 //!   output, prints one line and exits with 128 + the signal's number: 130 and 143. Creating and committing an
