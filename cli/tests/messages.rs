@@ -158,3 +158,19 @@ fn unpack_names_the_corrupt_entry() {
     one_sentence(&err);
     assert!(!out.exists());
 }
+
+#[test]
+fn inspect_entry_with_a_near_miss_name_suggests_the_closest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    let mut b = Builder::new();
+    b.push(NewEntry::new("layers.0.weight", Dtype::U8, &[1], &[1])).unwrap();
+    b.push(NewEntry::new("output.bias", Dtype::U8, &[1], &[2])).unwrap();
+    std::fs::write(&path, b.finish().unwrap()).unwrap();
+    let err = assert_fails(
+        &run!("inspect", &path, "--entry", "layers.0.wieght"),
+        3,
+        &["has no entry named \"layers.0.wieght\"; did you mean \"layers.0.weight\"?"],
+    );
+    one_sentence(&err);
+}

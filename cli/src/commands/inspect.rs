@@ -86,7 +86,9 @@ pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
     let mut out = match &opts.entry {
         Some(name) => {
             let index = inspected.items.iter().position(|i| i.name == *name).ok_or_else(|| {
-                CliError::input(format!("{} has no entry named {}", path.display(), quoted(name)))
+                let hint =
+                    crate::suggest::did_you_mean("; ", name, inspected.items.iter().map(|i| i.name.as_str()));
+                CliError::input(format!("{} has no entry named {}{hint}", path.display(), quoted(name)))
             })?;
             if opts.json {
                 let value = match &inspected.container {
