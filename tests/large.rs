@@ -64,8 +64,10 @@ impl Write for SparseSink {
 
 impl Seek for SparseSink {
     fn seek(&mut self, pos: SeekFrom) -> Result<u64, ErrorKind> {
+        // The seekable writer asks where it stands (`Current(0)`) and seeks to absolute positions.
         match pos {
             SeekFrom::Start(p) => self.position = p,
+            SeekFrom::Current(0) => {}
             _ => return Err(ErrorKind::Unsupported),
         }
         Ok(self.position)

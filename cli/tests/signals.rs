@@ -198,6 +198,21 @@ fn os(s: &(impl AsRef<std::ffi::OsStr> + ?Sized)) -> &std::ffi::OsStr {
     s.as_ref()
 }
 
+/// Interrupts `args` twice: with `first` while it writes a new `output`, then with `second` while it replaces an
+/// existing one (`args` plus `--force`).
+fn interrupt_new_then_replaced(
+    args: &[&std::ffi::OsStr],
+    first: i32,
+    second: i32,
+    out_dir: &Path,
+    output: &Path,
+) {
+    interrupt(args, first, out_dir, output);
+    fs::write(output, b"the old model").unwrap();
+    let forced: Vec<&std::ffi::OsStr> = args.iter().copied().chain([os("--force")]).collect();
+    interrupt(&forced, second, out_dir, output);
+}
+
 #[test]
 fn convert_to_tpack_interrupted_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -206,9 +221,13 @@ fn convert_to_tpack_interrupted_leaves_nothing() {
     let out_dir = dir.path().join("out");
     fs::create_dir(&out_dir).unwrap();
     let output = out_dir.join("model.tpack");
-    interrupt(&[os("convert"), os(&input), os(&output)], libc::SIGINT, &out_dir, &output);
-    fs::write(&output, b"the old model").unwrap();
-    interrupt(&[os("convert"), os(&input), os(&output), os("--force")], libc::SIGTERM, &out_dir, &output);
+    interrupt_new_then_replaced(
+        &[os("convert"), os(&input), os(&output)],
+        libc::SIGINT,
+        libc::SIGTERM,
+        &out_dir,
+        &output,
+    );
 }
 
 #[test]
@@ -218,14 +237,8 @@ fn pack_interrupted_leaves_nothing() {
     let out_dir = dir.path().join("out");
     fs::create_dir(&out_dir).unwrap();
     let output = out_dir.join("model.tpack");
-    interrupt(&[os("pack"), os(&manifest), os("-o"), os(&output)], libc::SIGTERM, &out_dir, &output);
-    fs::write(&output, b"the old model").unwrap();
-    interrupt(
-        &[os("pack"), os(&manifest), os("-o"), os(&output), os("--force")],
-        libc::SIGINT,
-        &out_dir,
-        &output,
-    );
+    let args = [os("pack"), os(&manifest), os("-o"), os(&output)];
+    interrupt_new_then_replaced(&args, libc::SIGTERM, libc::SIGINT, &out_dir, &output);
 }
 
 #[test]
@@ -236,9 +249,13 @@ fn convert_to_safetensors_interrupted_leaves_nothing() {
     let out_dir = dir.path().join("out");
     fs::create_dir(&out_dir).unwrap();
     let output = out_dir.join("model.safetensors");
-    interrupt(&[os("convert"), os(&input), os(&output)], libc::SIGINT, &out_dir, &output);
-    fs::write(&output, b"the old model").unwrap();
-    interrupt(&[os("convert"), os(&input), os(&output), os("--force")], libc::SIGTERM, &out_dir, &output);
+    interrupt_new_then_replaced(
+        &[os("convert"), os(&input), os(&output)],
+        libc::SIGINT,
+        libc::SIGTERM,
+        &out_dir,
+        &output,
+    );
 }
 
 #[test]

@@ -44,8 +44,10 @@ impl Write for Sink {
 
 impl Seek for Sink {
     fn seek(&mut self, pos: SeekFrom) -> Result<u64, ErrorKind> {
+        // The seekable writer asks where it stands (`Current(0)`) and seeks to absolute positions.
         match pos {
             SeekFrom::Start(p) => self.position = p as usize,
+            SeekFrom::Current(0) => {}
             _ => return Err(ErrorKind::Unsupported),
         }
         Ok(self.position as u64)

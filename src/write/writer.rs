@@ -70,8 +70,9 @@ enum State {
 /// [`StreamWriter`] name the two).
 ///
 /// The container is written where the sink stands when writing begins, so it may follow a preamble (a file
-/// header, a partition offset): all its offsets are relative to its own first byte, and the seekable mode
-/// seeks relative to that position.
+/// header, a partition offset): all its offsets are relative to its own first byte. The seekable mode asks the
+/// sink where it stands when it finishes (`Seek::stream_position`, which is `seek(SeekFrom::Current(0))`) and
+/// seeks to absolute positions from there, so its sink must support both.
 ///
 /// After any error the writer is poisoned: every later call returns [`WriteError::Poisoned`] and the output
 /// is not a valid container — the seekable mode writes the magic last, the one-pass mode never writes the
