@@ -96,6 +96,9 @@ rules! {
     MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1";
     MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8";
     EntryChecksum = 50, "R50", "an entry's payload does not match its checksum";
+    ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed";
+    BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype";
+    MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record";
 }
 
 impl fmt::Display for Rule {
@@ -218,6 +221,13 @@ pub enum Error {
     MetaUtf8 { record: u32 },
     /// R50.
     EntryChecksum { entry: u32, stored: u32, computed: u32 },
+    /// R51: `offset` is where the bad item (or its padding) starts.
+    ExtensionLayout { offset: u64 },
+    /// R52: `record` is the record's position in the table (the table's record count when its length is not
+    /// a whole number of records).
+    BlockGeometry { record: u32 },
+    /// R53.
+    MissingGeometry { entry: u32, code: u16 },
 }
 
 impl Error {
@@ -275,6 +285,9 @@ impl Error {
             Error::MetaBool { .. } => Rule::MetaBool,
             Error::MetaUtf8 { .. } => Rule::MetaUtf8,
             Error::EntryChecksum { .. } => Rule::EntryChecksum,
+            Error::ExtensionLayout { .. } => Rule::ExtensionLayout,
+            Error::BlockGeometry { .. } => Rule::BlockGeometry,
+            Error::MissingGeometry { .. } => Rule::MissingGeometry,
         }
     }
 }
@@ -292,7 +305,11 @@ impl fmt::Display for Error {
             Error::DescriptorLength { descriptor_len } => {
                 write!(f, " (descriptor_len {descriptor_len})")
             }
-            Error::ReservedNonZero { offset } | Error::PaddingNonZero { offset } => {
+            Error::BlockGeometry { record } => write!(f, " (geometry record {record})"),
+            Error::MissingGeometry { entry, code } => write!(f, " (entry {entry}: dtype code {code})"),
+            Error::ReservedNonZero { offset }
+            | Error::PaddingNonZero { offset }
+            | Error::ExtensionLayout { offset } => {
                 write!(f, " (at byte {offset})")
             }
             Error::Truncated { declared } | Error::TrailingBytes { declared } => {

@@ -1,4 +1,4 @@
-//! On-disk structures and constants of tpack format 1.0 (`spec/FORMAT.md`).
+//! On-disk structures and constants of tpack format 1.1 (`spec/FORMAT.md`).
 //!
 //! This module holds layouts, codes and numbers only; parsing is [`crate::Container::parse`], and the
 //! arithmetic on them that reader and writer share is in `layout`. Every struct is a
@@ -17,7 +17,7 @@ pub const MAGIC: [u8; 8] = *b"\x89TPK\r\n\x1a\n";
 /// The major version this crate reads and writes.
 pub const VERSION_MAJOR: u16 = 1;
 /// The highest minor version this crate knows; files of a higher minor are read with the leniency of spec §10.
-pub const VERSION_MINOR: u16 = 0;
+pub const VERSION_MINOR: u16 = 1;
 /// Length of the version 1.0 header, in bytes.
 pub const HEADER_LEN_V1: u32 = 160;
 /// Largest `header_len` a reader accepts.
@@ -42,6 +42,16 @@ pub const MAX_NAME_LEN: u32 = 1024;
 pub const MAX_KEY_LEN: u16 = 1024;
 /// Deepest nesting of containers; the outermost container is at depth 0.
 pub const MAX_NESTING_DEPTH: u8 = 8;
+/// Most levels of `array[]` in one metadata value, the outermost included (minor version ≥ 1).
+pub const MAX_ARRAY_DEPTH: u8 = 8;
+/// Length of a header-extension item's own header (`tag`, `length`), in bytes (spec §3.4).
+pub const EXTENSION_ITEM_HEADER_LEN: u32 = 8;
+/// Header-extension tag of the block geometry table (spec §3.4).
+pub const TAG_BLOCK_GEOMETRY: u32 = 1;
+/// Length of one block geometry record, in bytes.
+pub const GEOMETRY_RECORD_LEN: u32 = 16;
+/// Largest `block_elements` a geometry record may give.
+pub const MAX_BLOCK_ELEMENTS: u32 = 1 << 16;
 /// Byte offset of `header_crc` within the header: the checksum skips these four bytes.
 pub const HEADER_CRC_OFFSET: usize = 52;
 /// `flags` bit of a descriptor: the entry has a load address in `target`.
@@ -182,6 +192,33 @@ pub struct MetaRecord {
     pub value: U64,
 }
 
+/// The header of one item of the header extension (spec §3.4), followed by `length` bytes of body and zero
+/// padding to a multiple of 8.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct ExtensionItem {
+    /// What the item is ([`TAG_BLOCK_GEOMETRY`]); 0 is not a tag.
+    pub tag: U32,
+    /// Length of the body in bytes.
+    pub length: U32,
+}
+
+/// One record of the block geometry table (spec §3.4): the geometry a file gives a dtype code.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct GeometryRecord {
+    /// The dtype code; records are in strictly ascending order of it.
+    pub dtype: U16,
+    /// Zero.
+    pub reserved: U16,
+    /// Elements per block: a power of two from 1 to [`MAX_BLOCK_ELEMENTS`]; 1 for an element dtype.
+    pub block_elements: U32,
+    /// Bytes per block (per element for an element dtype); at least 1.
+    pub block_bytes: U32,
+    /// Zero.
+    pub reserved2: U32,
+}
+
 // The spec fixes these sizes; a field edit that changes them must fail to compile. (`as` is the only
 // conversion usable in a const context; the values are small constants.)
 #[allow(clippy::as_conversions)]
@@ -189,6 +226,8 @@ const _: () = {
     assert!(core::mem::size_of::<Header>() == HEADER_LEN_V1 as usize);
     assert!(core::mem::size_of::<Descriptor>() == DESCRIPTOR_LEN as usize);
     assert!(core::mem::size_of::<MetaRecord>() == META_RECORD_LEN as usize);
+    assert!(core::mem::size_of::<ExtensionItem>() == EXTENSION_ITEM_HEADER_LEN as usize);
+    assert!(core::mem::size_of::<GeometryRecord>() == GEOMETRY_RECORD_LEN as usize);
 };
 
 /// Whether a file of minor version `minor` is newer than this reader, which makes unknown dtype and metadata
@@ -358,6 +397,64 @@ dtypes! {
     RAW = 18, "RAW", Packing::Bytes;
     /// A nested container, rank 1.
     CONTAINER = 19, "CONTAINER", Packing::Bytes;
+    /// GGUF Q4_1 (format 1.1): blocks of 32 elements in 20 bytes.
+    Q4_1 = 20, "Q4_1", Packing::Block { block_elems: 32, block_bytes: 20 };
+    /// GGUF Q5_0 (format 1.1): blocks of 32 elements in 22 bytes.
+    Q5_0 = 21, "Q5_0", Packing::Block { block_elems: 32, block_bytes: 22 };
+    /// GGUF Q5_1 (format 1.1): blocks of 32 elements in 24 bytes.
+    Q5_1 = 22, "Q5_1", Packing::Block { block_elems: 32, block_bytes: 24 };
+    /// GGUF Q8_1 (format 1.1): blocks of 32 elements in 36 bytes (ggml's `block_q8_1`).
+    Q8_1 = 23, "Q8_1", Packing::Block { block_elems: 32, block_bytes: 36 };
+    /// GGUF Q2_K (format 1.1): super-blocks of 256 elements in 84 bytes.
+    Q2_K = 24, "Q2_K", Packing::Block { block_elems: 256, block_bytes: 84 };
+    /// GGUF Q3_K (format 1.1): super-blocks of 256 elements in 110 bytes.
+    Q3_K = 25, "Q3_K", Packing::Block { block_elems: 256, block_bytes: 110 };
+    /// GGUF Q4_K (format 1.1): super-blocks of 256 elements in 144 bytes.
+    Q4_K = 26, "Q4_K", Packing::Block { block_elems: 256, block_bytes: 144 };
+    /// GGUF Q5_K (format 1.1): super-blocks of 256 elements in 176 bytes.
+    Q5_K = 27, "Q5_K", Packing::Block { block_elems: 256, block_bytes: 176 };
+    /// GGUF Q6_K (format 1.1): super-blocks of 256 elements in 210 bytes.
+    Q6_K = 28, "Q6_K", Packing::Block { block_elems: 256, block_bytes: 210 };
+    /// GGUF Q8_K (format 1.1): super-blocks of 256 elements in 292 bytes.
+    Q8_K = 29, "Q8_K", Packing::Block { block_elems: 256, block_bytes: 292 };
+    /// GGUF IQ2_XXS (format 1.1): 256 elements in 66 bytes.
+    IQ2_XXS = 30, "IQ2_XXS", Packing::Block { block_elems: 256, block_bytes: 66 };
+    /// GGUF IQ2_XS (format 1.1): 256 elements in 74 bytes.
+    IQ2_XS = 31, "IQ2_XS", Packing::Block { block_elems: 256, block_bytes: 74 };
+    /// GGUF IQ3_XXS (format 1.1): 256 elements in 98 bytes.
+    IQ3_XXS = 32, "IQ3_XXS", Packing::Block { block_elems: 256, block_bytes: 98 };
+    /// GGUF IQ1_S (format 1.1): 256 elements in 50 bytes.
+    IQ1_S = 33, "IQ1_S", Packing::Block { block_elems: 256, block_bytes: 50 };
+    /// GGUF IQ4_NL (format 1.1): 32 elements in 18 bytes.
+    IQ4_NL = 34, "IQ4_NL", Packing::Block { block_elems: 32, block_bytes: 18 };
+    /// GGUF IQ3_S (format 1.1): 256 elements in 110 bytes.
+    IQ3_S = 35, "IQ3_S", Packing::Block { block_elems: 256, block_bytes: 110 };
+    /// GGUF IQ2_S (format 1.1): 256 elements in 82 bytes.
+    IQ2_S = 36, "IQ2_S", Packing::Block { block_elems: 256, block_bytes: 82 };
+    /// GGUF IQ4_XS (format 1.1): 256 elements in 136 bytes.
+    IQ4_XS = 37, "IQ4_XS", Packing::Block { block_elems: 256, block_bytes: 136 };
+    /// GGUF IQ1_M (format 1.1): 256 elements in 56 bytes.
+    IQ1_M = 38, "IQ1_M", Packing::Block { block_elems: 256, block_bytes: 56 };
+    /// GGUF TQ1_0 (format 1.1): 256 elements in 54 bytes.
+    TQ1_0 = 39, "TQ1_0", Packing::Block { block_elems: 256, block_bytes: 54 };
+    /// GGUF TQ2_0 (format 1.1): 256 elements in 66 bytes.
+    TQ2_0 = 40, "TQ2_0", Packing::Block { block_elems: 256, block_bytes: 66 };
+    /// GGUF MXFP4 (format 1.1): 32 elements in 17 bytes (an E8M0 scale, 16 bytes of FP4 pairs).
+    MXFP4 = 41, "MXFP4", Packing::Block { block_elems: 32, block_bytes: 17 };
+    /// complex64 (format 1.1): a binary32 real part, then a binary32 imaginary part.
+    C64 = 48, "C64", Packing::Element(8);
+    /// OCP E8M0 scale, exponent only (format 1.1).
+    F8E8M0 = 49, "F8E8M0", Packing::Element(1);
+    /// FP8 E4M3 without infinities or negative zero (format 1.1).
+    F8E4M3FNUZ = 50, "F8E4M3FNUZ", Packing::Element(1);
+    /// FP8 E5M2 without infinities or negative zero (format 1.1).
+    F8E5M2FNUZ = 51, "F8E5M2FNUZ", Packing::Element(1);
+    /// OCP FP4 E2M1 (format 1.1): two elements per byte, the first in the low nibble.
+    F4E2M1 = 52, "F4E2M1", Packing::Block { block_elems: 2, block_bytes: 1 };
+    /// OCP FP6 E2M3 (format 1.1): four elements in three bytes.
+    F6E2M3 = 53, "F6E2M3", Packing::Block { block_elems: 4, block_bytes: 3 };
+    /// OCP FP6 E3M2 (format 1.1): four elements in three bytes.
+    F6E3M2 = 54, "F6E3M2", Packing::Block { block_elems: 4, block_bytes: 3 };
 }
 
 codes! {
@@ -385,6 +482,38 @@ codes! {
     F64_ARRAY = 9, "f64[]";
     /// Array of length-prefixed UTF-8 strings in the pool.
     STRING_ARRAY = 10, "string[]";
+    /// Unsigned 8-bit integer, in the pool (format 1.1).
+    U8 = 11, "u8";
+    /// Signed 8-bit integer, in the pool (format 1.1).
+    I8 = 12, "i8";
+    /// Unsigned 16-bit integer, in the pool (format 1.1).
+    U16 = 13, "u16";
+    /// Signed 16-bit integer, in the pool (format 1.1).
+    I16 = 14, "i16";
+    /// Unsigned 32-bit integer, in the pool (format 1.1).
+    U32 = 15, "u32";
+    /// Signed 32-bit integer, in the pool (format 1.1).
+    I32 = 16, "i32";
+    /// IEEE binary32, in the pool (format 1.1).
+    F32 = 17, "f32";
+    /// Array of u8 (format 1.1).
+    U8_ARRAY = 18, "u8[]";
+    /// Array of i8 (format 1.1).
+    I8_ARRAY = 19, "i8[]";
+    /// Array of u16 (format 1.1).
+    U16_ARRAY = 20, "u16[]";
+    /// Array of i16 (format 1.1).
+    I16_ARRAY = 21, "i16[]";
+    /// Array of u32 (format 1.1).
+    U32_ARRAY = 22, "u32[]";
+    /// Array of i32 (format 1.1).
+    I32_ARRAY = 23, "i32[]";
+    /// Array of f32 (format 1.1).
+    F32_ARRAY = 24, "f32[]";
+    /// Array of booleans, one byte each (format 1.1).
+    BOOL_ARRAY = 25, "bool[]";
+    /// Array of arrays, each with its own array type (format 1.1).
+    ARRAY_ARRAY = 26, "array[]";
 }
 
 impl MetaType {
@@ -394,9 +523,53 @@ impl MetaType {
     pub const fn is_inline(self) -> bool {
         matches!(self, MetaType::U64 | MetaType::I64 | MetaType::F64 | MetaType::BOOL)
     }
+
+    /// The lowest minor version that defines this type: 0 for the types of format 1.0, 1 for those of 1.1,
+    /// `None` for a code this crate does not know.
+    #[must_use]
+    pub const fn since_minor(self) -> Option<u16> {
+        match self.0 {
+            1..=10 => Some(0),
+            11..=26 => Some(1),
+            _ => None,
+        }
+    }
+
+    /// For a type stored in the pool with a fixed width (the 1.1 scalars) or an array of fixed-width
+    /// elements: `(element width in bytes, whether it is a single scalar)`. `None` for the others.
+    #[must_use]
+    pub(crate) const fn pool_width(self) -> Option<(usize, bool)> {
+        match self.0 {
+            7..=9 => Some((8, false)),
+            11 | 12 => Some((1, true)),
+            13 | 14 => Some((2, true)),
+            15..=17 => Some((4, true)),
+            18 | 19 | 25 => Some((1, false)),
+            20 | 21 => Some((2, false)),
+            22..=24 => Some((4, false)),
+            _ => None,
+        }
+    }
+
+    /// Whether values of this type are arrays (what an `array[]` item may be).
+    #[must_use]
+    pub const fn is_array(self) -> bool {
+        matches!(self.0, 7..=10 | 18..=26)
+    }
 }
 
 impl Dtype {
+    /// The lowest minor version that defines this dtype: 0 for the dtypes of format 1.0, 1 for those of 1.1,
+    /// `None` for a code this crate does not know.
+    #[must_use]
+    pub const fn since_minor(self) -> Option<u16> {
+        match self.0 {
+            1..=19 => Some(0),
+            20..=41 | 48..=54 => Some(1),
+            _ => None,
+        }
+    }
+
     /// The payload length in bytes of an entry of this dtype with shape `dims` (outermost first), by the
     /// rules of spec §4.1.
     ///

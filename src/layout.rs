@@ -50,12 +50,24 @@ pub(crate) fn byte_len(
     dtype: Dtype,
     dims: impl ExactSizeIterator<Item = u64> + DoubleEndedIterator + Clone,
 ) -> Result<u64, ShapeError> {
+    packed_len(dtype.packing().ok_or(ShapeError::UnknownDtype)?, dims)
+}
+
+/// The payload length that `packing` and `dims` give (spec §4.1): [`byte_len`] for a packing known from
+/// elsewhere (a file's geometry record, spec §3.4).
+///
+/// # Errors
+/// The shape rule broken.
+pub(crate) fn packed_len(
+    packing: Packing,
+    dims: impl ExactSizeIterator<Item = u64> + DoubleEndedIterator + Clone,
+) -> Result<u64, ShapeError> {
     let count = element_count(dims.clone()).ok_or(ShapeError::Overflow)?;
-    match dtype.packing().ok_or(ShapeError::UnknownDtype)? {
+    match packing {
         Packing::Element(size) => count.checked_mul(size).ok_or(ShapeError::Overflow),
         Packing::Block { block_elems, block_bytes } => {
-            // Block sizes are powers of two (a test checks), so a mask and a shift replace a 64-bit division,
-            // which costs a kilobyte of code on a Cortex-M.
+            // Block sizes are powers of two (a test checks, and R52 for a file's own geometry), so a mask and a
+            // shift replace a 64-bit division, which costs a kilobyte of code on a Cortex-M.
             let innermost = dims.clone().next_back().ok_or(ShapeError::PartialBlock)?;
             let mask = block_elems.checked_sub(1).ok_or(ShapeError::PartialBlock)?;
             if innermost & mask != 0 {

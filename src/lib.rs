@@ -64,7 +64,7 @@ pub use error::{Error, Rule};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType, Packing, ShapeError};
-pub use meta_value::{MetaValue, StringArray};
+pub use meta_value::{ArrayArray, MetaValue, StringArray};
 #[cfg(feature = "std")]
 pub use name_index::NameIndex;
 pub use read::{

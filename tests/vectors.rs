@@ -113,7 +113,7 @@ fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
     for rule in tpack::Rule::ALL {
         assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
     }
-    let all_dtypes = all.iter().find(|c| c.name == "all-dtypes").unwrap();
+    let all_dtypes = all.iter().find(|c| c.name == "all-dtypes-1-1").unwrap();
     let c = Container::parse(&all_dtypes.bytes).unwrap();
     for dtype in tpack::Dtype::ALL {
         assert!(c.entries().any(|e| e.dtype() == *dtype), "{dtype:?}");
@@ -160,14 +160,17 @@ fn example_decoding_matches_the_model() {
 /// the golden files are the writer's output, not only the test encoder's.
 #[test]
 fn valid_vectors_are_what_the_writers_produce() {
+    /// Valid vectors that no writer produces: a minor-1 header extension of an unknown tag (a writer writes
+    /// the lowest minor the content needs, here 0).
+    const NOT_CANONICAL: &[&str] = &["header-extension"];
     use support::sinks::{MemSink, PipeSink};
     use tpack::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
     for case in cases::valid_cases() {
         let c = Container::parse(&case.bytes).unwrap();
-        if c.version().1 != 0 {
-            continue; // The writers write minor 0 only.
+        if c.version().1 > tpack::format::VERSION_MINOR || NOT_CANONICAL.contains(&case.name.as_str()) {
+            continue; // What the writers cannot write: newer minors, and content their minor does not need.
         }
         if cfg!(miri) && case.bytes.len() > 16 * 1024 {
             continue; // The 64 KiB alignment vector: minutes under Miri, and nothing new for it to check.
@@ -224,17 +227,11 @@ fn typed_views_match_their_dtypes() {
                 one_byte_views += 1;
             }
             let bytes_view = e.le::<u8>();
-            let byte_dtypes = [
-                Dtype::U8,
-                Dtype::BOOL,
-                Dtype::F8E4M3,
-                Dtype::F8E5M2,
-                Dtype::RAW,
-                Dtype::CONTAINER,
-                Dtype::Q8_0,
-                Dtype::Q4_0,
-            ];
-            assert_eq!(bytes_view.is_some(), byte_dtypes.contains(&d));
+            let bytewise = matches!(
+                d.packing(),
+                Some(tpack::Packing::Element(1) | tpack::Packing::Block { .. } | tpack::Packing::Bytes)
+            );
+            assert_eq!(bytes_view.is_some(), bytewise, "{d}");
             if let Some(v) = bytes_view {
                 assert_eq!(v, e.payload());
                 one_byte_views += 1;

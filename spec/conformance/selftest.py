@@ -34,6 +34,7 @@ import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 READER = os.path.join(HERE, "tpack_reader.py")
+READER_1_0 = os.path.join(HERE, "tpack_reader_1_0.py")   # frozen 1.0 reader (compatibility, section 10)
 sys.path.insert(0, HERE)
 import tpack_reader  # noqa: E402  (used in-process for the fuzz loop)
 
@@ -41,6 +42,11 @@ MAGIC = b"\x89TPK\r\n\x1a\n"
 DT = {n: c for c, (n, _, _) in tpack_reader.DTYPES.items()}
 MT = {n: c for c, n in tpack_reader.META_TYPES.items()}
 SCALAR_MT = (1, 2, 3, 4)
+BLOCK_DT = sorted(c for c, (_, _, blk) in tpack_reader.DTYPES.items() if blk)
+NEW_DT = [c for c in sorted(tpack_reader.DTYPES) if c >= 20]          # the 1.1 dtypes
+# pool scalars of 1.1: type -> (width, struct code); fixed-width arrays: type -> (element width, code)
+POOL_SCALAR = {11: (1, "B"), 12: (1, "b"), 13: (2, "H"), 14: (2, "h"), 15: (4, "I"), 16: (4, "i"), 17: (4, "f")}
+FIXED_ARRAY = {18: (1, "B"), 19: (1, "b"), 20: (2, "H"), 21: (2, "h"), 22: (4, "I"), 23: (4, "i"), 24: (4, "f")}
 
 
 def elem_len(dtype, shape):
@@ -99,7 +105,36 @@ def encode_meta_value(mtype, value):
             b = s.encode() if isinstance(s, str) else s
             out += struct.pack("<I", len(b)) + b
         return 0, out
+    if mtype in POOL_SCALAR:      # 1.1 pool scalars; an int for f32 is its bit pattern
+        code = POOL_SCALAR[mtype][1]
+        if mtype == 17 and not isinstance(value, float):
+            code = "I"
+        return 0, struct.pack("<" + code, value)
+    if mtype in FIXED_ARRAY:
+        code = FIXED_ARRAY[mtype][1]
+        if mtype == 24 and value and not isinstance(value[0], float):
+            code = "I"
+        return 0, struct.pack("<%d%s" % (len(value), code), *value)
+    if mtype == 25:
+        return 0, bytes(1 if v is True else 0 if v is False else v for v in value)
+    if mtype == 26:   # array[]: items (type, value), or raw item bytes (headers included)
+        return 0, b"".join(v if isinstance(v, (bytes, bytearray)) else arr_item(*v) for v in value)
     return 0, value      # unknown type: raw pool bytes
+
+
+def arr_item(itype, value, reserved=b"\0\0\0", length=None):
+    """One array[] item (section 7.1): u8 type, three reserved bytes, u32 length, then the body."""
+    itype = MT[itype] if isinstance(itype, str) else itype
+    body = encode_meta_value(itype, value)[1] if itype not in SCALAR_MT else bytes(value)
+    return struct.pack("<B3sI", itype, reserved, len(body) if length is None else length) + body
+
+
+def nested_array(levels, leaf=("u8[]", [1])):
+    """An array[] value (list of items) nested `levels` levels of array[] deep, the outermost included."""
+    value = [leaf]
+    for _ in range(levels - 1):
+        value = [("array[]", value)]
+    return value
 
 
 def write(entries=(), meta=(), compat=0, minor=0, header_len=160, sort_meta=True, index=None,
@@ -170,6 +205,48 @@ def write(entries=(), meta=(), compat=0, minor=0, header_len=160, sort_meta=True
     assert len(buf) == total
     fix_header_crc(buf)
     return bytes(buf)
+
+
+def ext_item(tag, body, pad=None):
+    """A header-extension item (section 3.4): u32 tag, u32 length, body, zero padding to 8 (items
+    start at multiples of 8, so padding to 8 relative to the item is padding relative to the file)."""
+    if pad is None:
+        pad = bytes(-len(body) % 8)
+    return struct.pack("<II", tag, len(body)) + body + pad
+
+
+def geometry_body(records):
+    """records: codes (the reader's own geometry) or tuples (code, block_elements, block_bytes
+    [, reserved, reserved2])."""
+    out = b""
+    for r in records:
+        if isinstance(r, int):
+            blk = tpack_reader.DTYPES[r][2]
+            r = (r,) + (blk if blk else (1, tpack_reader.DTYPES[r][1]))
+        code, be, bb = r[:3]
+        res, res2 = (tuple(r[3:5]) + (0, 0))[:2]
+        out += struct.pack("<HHIII", code, res, be, bb, res2)
+    return out
+
+
+def geometry_item(records):
+    return ext_item(1, geometry_body(records))
+
+
+def write_ext(entries=(), meta=(), ext=b"", minor=1, **kw):
+    """A file whose header extension is exactly `ext` (header_len = 160 + len(ext))."""
+    return write(entries, meta, minor=minor, header_len=160 + len(ext), extra_header=ext, **kw)
+
+
+def write11(entries=(), meta=(), **kw):
+    """Canonical writer of section 11.1 for 1.1 content: minor 0 when every dtype and metadata type is
+    of 1.0, else 1; a block geometry item with one record per block dtype the entries use, if any."""
+    new = any(e.dtype > 19 for e in entries) or \
+        any((MT[t] if isinstance(t, str) else t) > 10 for _, t, _ in meta)
+    if not new:
+        return write(entries, meta, **kw)
+    used = sorted(set(e.dtype for e in entries if e.dtype in BLOCK_DT))
+    return write_ext(entries, meta, geometry_item(used) if used else b"", minor=1, **kw)
 
 
 # ------------------------------------------------------------------ patch helpers
@@ -306,12 +383,14 @@ def cases():
     nested = write([E("a"), E("c", "CONTAINER", (len(inner),), inner, alignment=64)])
     yield "valid/nested", nested, "valid"
     yield "valid/nested-depth-8", nest(8), "valid"
-    newer = write([E("a", 42, (3,), b"xyz"), E("b", 0, (2, 2), b"1234")],
-                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=1, header_len=168,
-                  extra_header=b"ABCDEFGH")
+    # a file of minor 2, newer than this 1.1 reader (section 10): an unknown dtype without a geometry
+    # record, an unknown metadata type, and a header-extension item of an unknown tag (tag 7), skipped
+    newer = write([E("a", 99, (3,), b"xyz"), E("b", 0, (2, 2), b"1234")],
+                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=2, header_len=176,
+                  extra_header=ext_item(7, b"ABCDEFGH"))
     yield "valid/newer-minor", newer, {
-        "version": [1, 1], "compat_flags": 0,
-        "entries": [{"name": "a", "dtype": 42, "shape": [3], "offset": payload_offset(newer, 0),
+        "version": [1, 2], "compat_flags": 0,
+        "entries": [{"name": "a", "dtype": 99, "shape": [3], "offset": payload_offset(newer, 0),
                      "length": 3, "alignment": 64, "target": None, "checksum": zlib.crc32(b"xyz")},
                     {"name": "b", "dtype": 0, "shape": [2, 2], "offset": payload_offset(newer, 1),
                      "length": 4, "alignment": 64, "target": None, "checksum": zlib.crc32(b"1234")}],
@@ -378,21 +457,21 @@ def cases():
     yield "R20-nonperm", write([E("a"), E("b"), E("c")], index=[0, 1, 0]), "R20"
     yield "R21", write([E("a"), E("a")]), "R21"
     # entries
-    yield "R22", write([E("a", 20, (4,), b"abcd")]), "R22"
+    yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
     # section 10: an unknown dtype of a newer minor still gets R23, R24, R29-R32 and R33-R37
-    yield "R23-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=1),
+    yield "R23-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=2),
                                            [(("d", 0), "rank", 9)]), "R23"
-    yield "R24-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=1),
+    yield "R24-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=2),
                                            [(("d", 0), "dim3", 1)]), "R24"
-    yield "R32-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", target=2 ** 64 - 2)], minor=1), "R32"
-    yield "R36-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", extra_pad=1)], minor=1), "R36"
-    yield "R27-not-for-unknown-dtype", write([E("a", 42, (), b"xyz")], minor=1), "valid"
+    yield "R32-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", target=2 ** 64 - 2)], minor=2), "R32"
+    yield "R36-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", extra_pad=1)], minor=2), "R36"
+    yield "R27-not-for-unknown-dtype", write([E("a", 42, (), b"xyz")], minor=2), "valid"
     # sections 4.1, 10, 12 (R25): the element-count bound holds for an unknown dtype too;
     # only the byte-length part of R25 (and R26-R28) needs the element size
-    yield "R25-unknown-dtype-newer", write([E("a", 42, (2 ** 63, 4), b"xyz")], minor=1), "R25"
-    yield "R25-unknown-dtype-newer-partial", write([E("a", 42, (2 ** 40, 2 ** 40, 0), b"")], minor=1), "R25"
-    yield "R25-unknown-dtype-newer-fits", write([E("a", 42, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=1), "valid"
+    yield "R25-unknown-dtype-newer", write([E("a", 42, (2 ** 63, 4), b"xyz")], minor=2), "R25"
+    yield "R25-unknown-dtype-newer-partial", write([E("a", 42, (2 ** 40, 2 ** 40, 0), b"")], minor=2), "R25"
+    yield "R25-unknown-dtype-newer-fits", write([E("a", 42, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=2), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
@@ -445,7 +524,7 @@ def cases():
     yield "R43", write([], [(b"\xff", "u64", 1)]), "R43"
     yield "R44", write([], [("b", "u64", 1), ("a", "u64", 1)], sort_meta=False), "R44"
     yield "R45", write([], [("a", "u64", 1), ("a", "u64", 2)]), "R45"
-    yield "R46", write([], [("a", 11, b"")]), "R46"
+    yield "R46", write([], [("a", 99, b"")]), "R46"
     yield "R46-zero", write([], [("a", 0, b"")]), "R46"
     yield "R47-scalar", patch(write([], [("a", "u64", 1)]), [(("m", 0), "value_offset", 1)]), "R47"
     yield "R47-var", patch(write([], [("a", "string", "x")]), [(("m", 0), "value", 1)]), "R47"
@@ -461,24 +540,24 @@ def cases():
     # too few for an item length is R47, though the bad item comes first; vector
     # invalid/R47-string-array-framing-after-bad-utf8
     yield "order-R47-framing-before-R49-utf8", write([], [("a", 10, b"\x01\0\0\0\xff\0")]), "R47"
-    yield "R46-newer-ok", write([], [("a", 11, b"zz")], minor=1), "valid"
-    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=1), {
-        "version": [1, 1], "compat_flags": 0, "entries": [],
+    yield "R46-newer-ok", write([], [("a", 99, b"zz")], minor=2), "valid"
+    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=2), {
+        "version": [1, 2], "compat_flags": 0, "entries": [],
         "metadata": [{"key": "a", "type": 0, "value": "7a7a"}, {"key": "b", "type": 0, "value": ""}]}
     # sections 10, 12 (R47): an unknown type of a newer minor still needs a zero reserved
     # byte and a zero inline value, and its value at the running pool position
-    yield "R47-newer-unknown-reserved", patch(write([], [("a", 11, b"zz")], minor=1),
+    yield "R47-newer-unknown-reserved", patch(write([], [("a", 99, b"zz")], minor=2),
                                               [(("m", 0), "reserved", 9)]), "R47"
-    yield "R47-newer-unknown-value", patch(write([], [("a", 11, b"zz")], minor=1),
+    yield "R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
                                            [(("m", 0), "value", 5)]), "R47"
-    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 11, b"")], minor=1),
+    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 99, b"")], minor=2),
                                                  [(("m", 0), "value", 1)]), "R47"
-    yield "R41-newer-unknown-at-0", patch(write([], [("a", 11, b"")], minor=1),
+    yield "R41-newer-unknown-at-0", patch(write([], [("a", 99, b"")], minor=2),
                                           [(("m", 0), "value_offset", 0)]), "R41"
-    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 11, b"zz")], minor=1),
+    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 99, b"zz")], minor=2),
                                                [(("m", 0), "value_len", 3)]), "R40"
-    yield "R46-before-R47-reserved", patch(write([], [("a", 11, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
-    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=1),
+    yield "R46-before-R47-reserved", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
+    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=2),
                                             [(("m", 0), "reserved", 9)]), "R47"
     # order inside the metadata group is the reader's choice (note A3): this reader checks the
     # type-independent reserved byte before the value's R40; the type-specific R47 parts after R40
@@ -570,9 +649,317 @@ def cases():
     np_zpad = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad), E("z", pad_byte=7)])
     assert has_padding_before(np_zpad, 1)
     yield "order-nested-R37-before-outer-R37-entry1", np_zpad, "R37"   # message must name the nested entry
+    for case in cases_1_1():
+        yield case
+
+
+def cases_1_1():
+    """Version 1.1 (commit 94d5792): dtypes 20-41 and 48-54, the header extension (section 3.4) with
+    block geometry records (R51, R52, R53), and metadata types 11-26 (R47-R49 extended), with their
+    section-13 decodings.  Every valid file of minor >= 1 here is also given to the frozen 1.0 reader
+    (compatibility, section 10), by main()."""
+    # ---- a valid 1.1 file: several new dtypes, with geometry, and every new metadata type
+    ents = [E("q41", "Q4_1", (2, 32)), E("q2k", "Q2_K", (256,)), E("iq4nl", "IQ4_NL", (32,), alignment=8),
+            E("mx", "MXFP4", (2, 32)), E("fp4", "F4E2M1", (3, 4), alignment=1), E("fp6", "F6E2M3", (8,)),
+            E("fp6b", "F6E3M2", (1, 4)), E("q8", "Q8_0", (32,)), E("c", "C64", (2,)),
+            E("e8", "F8E8M0", (3,)), E("fnuz", "F8E4M3FNUZ", (2,)), E("fnuz2", "F8E5M2FNUZ", (1,)),
+            E("w", "F32", (2,)), E("tq", "TQ2_0", (0, 256))]
+    meta = [("u8", "u8", 255), ("i8", "i8", -128), ("u16", "u16", 65535), ("i16", "i16", -2),
+            ("u32", "u32", 2 ** 32 - 1), ("i32", "i32", -2 ** 31), ("f32", "f32", 0x40490fdb),
+            ("f32nan", "f32", 0x7fc00001),
+            ("a.u8", "u8[]", [0, 255]), ("a.i8", "i8[]", [-1, 127]), ("a.u16", "u16[]", [1, 65535]),
+            ("a.i16", "i16[]", [-32768, 5]), ("a.u32", "u32[]", [7]), ("a.i32", "i32[]", [-1, 0, 2 ** 31 - 1]),
+            ("a.f32", "f32[]", [0x80000000, 0x3f800000]), ("a.bool", "bool[]", [True, False, True]),
+            ("a.empty", "u16[]", []), ("a.emptybool", "bool[]", []),
+            ("arr", "array[]", [("u8[]", [1, 2]), ("string[]", ["x", ""]), ("f64[]", [1.0]),
+                                ("bool[]", [False]), ("array[]", [("i16[]", [-1]), ("array[]", [])]),
+                                ("u64[]", []), ("f32[]", [0x00000001])]),
+            ("arr.empty", "array[]", []), ("s", "string", "1.0 types still work")]
+    gguf = write11(ents, meta)
+    expected = {"version": [1, 1], "compat_flags": 0, "entries": [], "metadata": [
+        {"key": "a.bool", "type": "bool[]", "value": [True, False, True]},
+        {"key": "a.empty", "type": "u16[]", "value": []},
+        {"key": "a.emptybool", "type": "bool[]", "value": []},
+        {"key": "a.f32", "type": "f32[]", "value": ["80000000", "3f800000"]},
+        {"key": "a.i16", "type": "i16[]", "value": [-32768, 5]},
+        {"key": "a.i32", "type": "i32[]", "value": [-1, 0, 2 ** 31 - 1]},
+        {"key": "a.i8", "type": "i8[]", "value": [-1, 127]},
+        {"key": "a.u16", "type": "u16[]", "value": [1, 65535]},
+        {"key": "a.u32", "type": "u32[]", "value": [7]},
+        {"key": "a.u8", "type": "u8[]", "value": [0, 255]},
+        {"key": "arr", "type": "array[]", "value": [
+            {"type": "u8[]", "value": [1, 2]}, {"type": "string[]", "value": ["x", ""]},
+            {"type": "f64[]", "value": ["3ff0000000000000"]}, {"type": "bool[]", "value": [False]},
+            {"type": "array[]", "value": [{"type": "i16[]", "value": [-1]}, {"type": "array[]", "value": []}]},
+            {"type": "u64[]", "value": []}, {"type": "f32[]", "value": ["00000001"]}]},
+        {"key": "arr.empty", "type": "array[]", "value": []},
+        {"key": "f32", "type": "f32", "value": "40490fdb"},
+        {"key": "f32nan", "type": "f32", "value": "7fc00001"},
+        {"key": "i16", "type": "i16", "value": -2},
+        {"key": "i32", "type": "i32", "value": -2 ** 31},
+        {"key": "i8", "type": "i8", "value": -128},
+        {"key": "s", "type": "string", "value": "1.0 types still work"},
+        {"key": "u16", "type": "u16", "value": 65535},
+        {"key": "u32", "type": "u32", "value": 2 ** 32 - 1},
+        {"key": "u8", "type": "u8", "value": 255}]}
+    for i, e in enumerate(ents):
+        expected["entries"].append({
+            "name": e.name.decode(), "dtype": tpack_reader.DTYPES[e.dtype][0], "shape": e.shape,
+            "offset": payload_offset(gguf, i), "length": len(e.payload), "alignment": e.alignment,
+            "target": None, "checksum": zlib.crc32(e.payload)})
+    # section 11.1: header_len = 160 + 8 + 16 k, k = the block dtypes used (Q4_1 Q2_K IQ4_NL MXFP4 F4E2M1
+    # F6E2M3 F6E3M2 Q8_0 TQ2_0: 9)
+    assert struct.unpack_from("<I", gguf, 12)[0] == 160 + 8 + 16 * 9
+    yield "valid/1.1-gguf-dtypes-and-metadata", gguf, expected
+
+    # one entry of every 1.1 dtype, smallest shape of a whole block; lengths from the section 4.1 table
+    every = [E("d%02d" % c, c, (tpack_reader.DTYPES[c][2] or (1,))[0:1] if tpack_reader.DTYPES[c][2] else (3,))
+             for c in NEW_DT]
+    every_file = write11(every)
+    yield "valid/1.1-every-new-dtype", every_file, {
+        "version": [1, 1], "compat_flags": 0, "metadata": [],
+        "entries": [{"name": "d%02d" % c, "dtype": tpack_reader.DTYPES[c][0], "shape": e.shape,
+                     "offset": payload_offset(every_file, i), "length": len(e.payload), "alignment": 64,
+                     "target": None, "checksum": zlib.crc32(e.payload)} for i, (c, e) in enumerate(zip(NEW_DT, every))]}
+    lengths = {20: 20, 21: 22, 22: 24, 23: 36, 24: 84, 25: 110, 26: 144, 27: 176, 28: 210, 29: 292, 30: 66,
+               31: 74, 32: 98, 33: 50, 34: 18, 35: 110, 36: 82, 37: 136, 38: 56, 39: 54, 40: 66, 41: 17,
+               48: 24, 49: 3, 50: 3, 51: 3, 52: 1, 53: 3, 54: 3}
+    assert {c: len(e.payload) for c, e in zip(NEW_DT, every)} == lengths
+    # a 1.1 file without block dtypes has header_len 160 (section 11.1)
+    yield "valid/1.1-no-block-dtype-160", write11([E("c", "C64", (1,))], [("k", "u8", 1)]), "valid"
+    # records for element dtypes are allowed, and must be (1, element bytes); a record for an
+    # unused block dtype too (not canonical, still valid: no rule forbids it)
+    yield "valid/1.1-element-and-unused-records", write_ext(
+        [E("c", "C64", (1,)), E("f", "F32", (2,))], ext=geometry_item([2, 16, 21, 48])), "valid"
+    # an item of a tag this reader does not know is skipped (tags in strictly ascending order)
+    yield "valid/1.1-unknown-tag-skipped", write_ext(
+        [E("q", "Q4_1", (32,))], ext=geometry_item([20]) + ext_item(9, b"abc") + ext_item(0xFFFFFFFF, b"")), "valid"
+    yield "valid/1.1-unknown-tag-only", write_ext([E("a")], ext=ext_item(2, bytes(13))), "valid"
+    yield "valid/1.1-geometry-empty-body", write_ext([E("a")], ext=ext_item(1, b"")), "valid"
+    yield "valid/1.1-array-depth-8", write11([], [("a", "array[]", nested_array(8))]), "valid"
+    yield "valid/1.1-Q8_0-with-record", write_ext([E("q", "Q8_0", (32,))], ext=geometry_item([16])), "valid"
+    # a minor-1 header extension in a nested container, inside a minor-0 container
+    inner11 = write11([E("q", "IQ2_XS", (256,))], [("n", "i8", -1)])
+    yield "valid/1.1-nested-in-minor-0", write([E("c", "CONTAINER", (len(inner11),), inner11)]), "valid"
+    # ---- unknown dtypes (a minor-2 file, newer than this reader), with and without a geometry record
+    yield "valid/minor2-unknown-dtype-no-record", write([E("u", 99, (3, 5), b"any length")], minor=2), "valid"
+    rec = write_ext([E("u", 99, (2, 64), bytes(40)), E("v", 100, (5,), bytes(15)), E("w", 101, (), bytes(3))],
+                    ext=geometry_item([(99, 32, 10), (100, 1, 3), (101, 1, 3)]), minor=2)
+    yield "valid/minor2-unknown-dtype-with-record", rec, {
+        "version": [1, 2], "compat_flags": 0, "metadata": [],
+        "entries": [{"name": "u", "dtype": 99, "shape": [2, 64], "offset": payload_offset(rec, 0), "length": 40,
+                     "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(40))},
+                    {"name": "v", "dtype": 100, "shape": [5], "offset": payload_offset(rec, 1), "length": 15,
+                     "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(15))},
+                    {"name": "w", "dtype": 101, "shape": [], "offset": payload_offset(rec, 2), "length": 3,
+                     "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(3))}]}
+    unk = lambda ents, recs: write_ext(ents, ext=geometry_item(recs), minor=2)
+    yield "R28-unknown-dtype-record-length", unk([E("u", 99, (64,), bytes(21))], [(99, 32, 10)]), "R28"
+    yield "R28-unknown-dtype-record-element", unk([E("u", 99, (5,), bytes(16))], [(99, 1, 3)]), "R28"
+    yield "R28-unknown-dtype-record-rank0", unk([E("u", 99, (), bytes(4))], [(99, 1, 3)]), "R28"
+    yield "R26-unknown-dtype-record-inner", unk([E("u", 99, (33,), bytes(10))], [(99, 32, 10)]), "R26"
+    yield "R26-unknown-dtype-record-rank0", unk([E("u", 99, (), bytes(10))], [(99, 32, 10)]), "R26"
+    yield "R25-unknown-dtype-record-bytes", unk([E("u", 99, (2 ** 62,), b"")], [(99, 1, 8)]), "R25"
+    yield "R25-unknown-dtype-record-blocks", unk([E("u", 99, (2 ** 63,), b"")], [(99, 2, 5)]), "R25"
+    # the record of another code does not apply
+    yield "valid/minor2-unknown-dtype-other-record", unk([E("u", 99, (64,), bytes(21))], [(98, 32, 10)]), "valid"
+    # minor 1 is not newer than this reader: an unknown code is R22 even with a record (section 10)
+    yield "R22-unknown-dtype-record-minor-1", write_ext([E("u", 99, (64,), bytes(20))],
+                                                         ext=geometry_item([(99, 32, 10)])), "R22"
+    yield "R22-dtype-42-minor-1", write([E("a", 42, (3,), b"xyz")], minor=1), "R22"
+    yield "R22-dtype-55-minor-1", write([E("a", 55, (3,), b"xyz")], minor=1), "R22"
+    yield "R22-dtype-42-minor-0", write([E("a", 42, (3,), b"xyz")]), "R22"
+    # R52 before the entries: a record for an unknown code must itself be well formed
+    yield "R52-unknown-dtype-record-bad", unk([E("u", 99, (64,), bytes(20))], [(99, 3, 10)]), "R52"
+
+    # ---- the new dtypes' shape and length rules (R25, R26, R28)
+    yield "R26-Q2_K-inner-128", write11([E("a", "Q2_K", (2, 128), bytes(84))]), "R26"
+    yield "R26-F4E2M1-odd", write11([E("a", "F4E2M1", (3,), bytes(1))]), "R26"
+    yield "R26-F6E3M2-rank0", write11([E("a", "F6E3M2", (), bytes(3))]), "R26"
+    yield "R26-MXFP4-inner-16", write11([E("a", "MXFP4", (2, 16), bytes(17))]), "R26"
+    yield "R28-Q4_K", write11([E("a", "Q4_K", (256,), bytes(145))]), "R28"
+    yield "R28-Q8_1-gguf-py-40", write11([E("a", "Q8_1", (32,), bytes(40))]), "R28"
+    yield "R28-C64", write11([E("a", "C64", (2,), bytes(8))]), "R28"
+    yield "R28-F6E2M3", write11([E("a", "F6E2M3", (8,), bytes(8))]), "R28"
+    # (count / 256) x 292 overflows for Q8_K (its blocks are larger than their element count; a Q2_K can't)
+    yield "R25-Q8_K-blocks-times-bytes", write11([E("a", "Q8_K", (2 ** 64 - 256,), b"")]), "R25"
+    # a Q2_K of 2^64 - 256 elements fits (R25 and R28 hold), so only its payload's place is wrong (R33)
+    yield "R33-not-R25-Q2_K-largest", patch(write11([E("a", "Q2_K", (256,))]),
+                                            [(("d", 0), "dim0", 2 ** 64 - 256),
+                                             (("d", 0), "length", (2 ** 64 - 256) // 256 * 84)]), "R33"
+    yield "R25-C64-bytes", write11([E("a", "C64", (2 ** 61,), b"")]), "R25"
+
+    # ---- R51 ExtensionLayout
+    ok = [E("q", "Q4_1", (32,))]
+    g20 = geometry_item([20])
+    yield "R51-tag-0", write_ext(ok, ext=g20 + ext_item(0, b"")), "R51"
+    yield "R51-tag-0-first", write_ext(ok, ext=ext_item(0, b"xy") + g20), "R51"
+    yield "R51-body-past-header-len", write_ext(ok, ext=g20 + struct.pack("<II", 7, 9) + b"12345678"), "R51"
+    yield "R51-body-way-past", write_ext(ok, ext=g20 + struct.pack("<II", 7, 2 ** 32 - 1)), "R51"
+    yield "R51-geometry-past-header-len", write_ext(ok, ext=struct.pack("<II", 1, 32) + geometry_body([20])), "R51"
+    yield "R51-padding-nonzero", write_ext(ok, ext=g20 + ext_item(7, b"abc", pad=b"\0\0\0\0\x01")), "R51"
+    yield "R51-duplicate-unknown-tag", write_ext(ok, ext=ext_item(7, b"") + g20 + ext_item(7, b"")), "R51"
+    yield "R51-duplicate-geometry", write_ext(ok, ext=g20 + g20), "R51"
+    # revised section 3.4 / R51 (working tree after 94d5792): items in strictly ascending order of tag
+    yield "R51-tags-descending", write_ext(ok, ext=ext_item(7, b"") + g20), "R51"
+    yield "R51-tags-descending-unknown", write_ext(ok, ext=g20 + ext_item(9, b"") + ext_item(8, b"")), "R51"
+    yield "R51-in-minor-2", write_ext([E("a")], ext=ext_item(0, b""), minor=2), "R51"
+    # the old 1.0 vectors' extension bytes: 8 zero bytes are an item of tag 0
+    yield "R51-zero-extension", write_ext([E("a")], ext=bytes(8)), "R51"
+    # extension group: after the checksums, before names; R51 before R52 (number order)
+    bad_ext = write_ext(ok, ext=ext_item(0, b""))
+    yield "order-R13-before-R51", patch(bad_ext, [("h", "header_crc", 1)], crc=False), "R13"
+    roff = sec(bad_ext, 5)[0]
+    yield "order-R14-before-R51", poke(bad_ext, roff + 4, b"\0\0\0\1"), "R14"
+    yield "order-R51-before-R52", write_ext(ok, ext=geometry_item([(20, 3, 20)]) + ext_item(0, b"")), "R51"
+    yield "order-R51-before-R17", write_ext([E("")], ext=ext_item(0, b"")), "R51"
+    yield "order-R4-before-R51", patch(write_ext(ok, ext=ext_item(0, b"")), [("h", "minor", 0)]), "R4"
+    yield "R39-nested-R51", write([E("c", "CONTAINER", (len(bad_ext),), bad_ext)]), "R39"
+
+    # ---- R52 BlockGeometry
+    geo = lambda recs, ents=ok: write_ext(ents, ext=geometry_item(recs))
+    yield "R52-body-not-multiple-of-16", write_ext(ok, ext=ext_item(1, geometry_body([20]) + bytes(8))), "R52"
+    yield "R52-descending", geo([21, 20], ok + [E("r", "Q5_0", (32,))]), "R52"
+    yield "R52-repeated-dtype", geo([20, 20]), "R52"
+    yield "R52-RAW", geo([(18, 1, 1), 20]), "R52"
+    yield "R52-CONTAINER", geo([20, (19, 1, 1)]), "R52"
+    yield "R52-reserved", geo([(20, 32, 20, 1, 0)]), "R52"
+    yield "R52-reserved2", geo([(20, 32, 20, 0, 1)]), "R52"
+    yield "R52-block-elements-0", geo([20, (99, 0, 4)]), "R52"
+    yield "R52-block-elements-3", geo([20, (99, 3, 4)]), "R52"
+    yield "R52-block-elements-2p17", geo([20, (99, 131072, 4)]), "R52"
+    yield "valid/R52-block-elements-65536", geo([20, (99, 65536, 4)]), "valid"
+    yield "R52-block-bytes-0", geo([20, (99, 32, 0)]), "R52"
+    yield "R52-Q8_1-gguf-py-40", geo([(23, 32, 40)], [E("q", "Q8_1", (32,), bytes(40))]), "R52"
+    yield "R52-Q4_1-elements", geo([(20, 64, 40)], [E("q", "Q4_1", (64,), bytes(40))]), "R52"
+    yield "R52-F32-record-2-bytes", geo([(2, 1, 2), 20]), "R52"
+    yield "R52-F32-record-as-block", geo([(2, 2, 8), 20]), "R52"
+    yield "R52-F4E2M1-as-element", geo([20, (52, 1, 1)]), "R52"
+    yield "R52-unused-known-code", geo([20, (24, 256, 85)]), "R52"
+    yield "order-R52-before-R15", patch(geo([(20, 3, 20)]), [(("d", 0), "name_len", 9)]), "R52"
+    yield "order-R52-before-R22", write_ext([E("u", 99, (3,), b"xyz")], ext=geometry_item([(98, 3, 1)])), "R52"
+    yield "R39-nested-R52", write([E("c", "CONTAINER", (len(geo([(20, 3, 20)])),), geo([(20, 3, 20)]))]), "R39"
+
+    # ---- R53 MissingGeometry
+    yield "R53-no-extension", write([E("q", "Q4_1", (32,))], minor=1), "R53"
+    yield "R53-Q8_0-in-minor-1", write([E("q", "Q8_0", (32,))], minor=1), "R53"
+    yield "R53-Q4_0-in-minor-1", write([E("q", "Q4_0", (32,))], [("k", "u8", 1)], minor=1), "R53"
+    yield "R53-other-record", write_ext([E("q", "Q5_0", (32,))], ext=geometry_item([20])), "R53"
+    yield "R53-element-record-only", write_ext([E("q", "F4E2M1", (2,))], ext=geometry_item([2])), "R53"
+    yield "R53-second-of-two", write_ext([E("q", "Q4_1", (32,)), E("r", "Q6_K", (256,))], ext=geometry_item([20])), "R53"
+    yield "R53-unknown-tag-only", write_ext([E("q", "IQ1_M", (256,))], ext=ext_item(1000, geometry_body([38]))), "R53"
+    yield "R53-in-minor-2", write([E("q", "Q4_1", (32,))], minor=2), "R53"
+    yield "valid/R53-not-for-element-dtypes", write([E("c", "C64", (1,)), E("f", "F8E8M0", (1,))], minor=1), "valid"
+    yield "valid/R53-not-in-minor-0-Q8_0", write([E("q", "Q8_0", (32,))]), "valid"
+    # R53 is checked after R22-R32 of the same entry, and with the entries group (before payloads)
+    yield "order-R31-before-R53", patch(write([E("q", "Q4_1", (32,))], minor=1), [(("d", 0), "flags", 2)]), "R31"
+    yield "order-R32-before-R53", write([E("q", "Q4_1", (32,), target=2 ** 64 - 1)], minor=1), "R32"
+    yield "order-R28-before-R53", write([E("q", "Q4_1", (32,), bytes(19))], minor=1), "R28"
+    yield "order-R53-entry0-before-R28-entry1", write([E("q", "Q4_1", (32,)), E("f", "F32", (2,), bytes(7))],
+                                                      minor=1), "R53"
+    yield "order-R28-entry0-before-R53-entry1", write([E("f", "F32", (2,), bytes(7)), E("q", "Q4_1", (32,))],
+                                                      minor=1), "R28"
+    yield "order-R53-before-R33", patch(write([E("q", "Q4_1", (32,))], minor=1), [(("d", 0), "offset", 64 * 1000)]), "R53"
+    yield "order-R53-before-R47", write([E("q", "Q4_1", (32,))], [("k", "u8", b"")], minor=1), "R53"
+    missing = write([E("q", "Q4_1", (32,))], minor=1)
+    yield "R39-nested-R53", write([E("c", "CONTAINER", (len(missing),), missing)]), "R39"
+
+    # ---- metadata 1.1: R47 (width), R48 (bool[]), R49 and R47 inside array[]
+    m11 = lambda meta, minor=1: write(meta=meta, minor=minor)
+    for t, (width, _) in sorted(POOL_SCALAR.items()):
+        name = tpack_reader.META_TYPES[t]
+        yield "R47-%s-width-%d" % (name, width + 1), m11([("k", t, bytes(width + 1))]), "R47"
+        yield "R47-%s-width-0" % name, m11([("k", t, b"")]), "R47"
+        if width > 1:
+            yield "R47-%s-width-%d" % (name, width - 1), m11([("k", t, bytes(width - 1))]), "R47"
+        yield "R47-%s-inline-value" % name, patch(m11([("k", t, bytes(width))]), [(("m", 0), "value", 1)]), "R47"
+    for t, (width, _) in sorted(FIXED_ARRAY.items()):
+        name = tpack_reader.META_TYPES[t]
+        if width > 1:
+            yield "R47-%s-len-%d" % (name, width + 1), m11([("k", t, bytes(width + 1))]), "R47"
+            yield "valid/R47-%s-len-%d" % (name, 2 * width), m11([("k", t, bytes(2 * width))]), "valid"
+        else:
+            yield "valid/R47-%s-any-len" % name, m11([("k", t, bytes(7))]), "valid"
+        yield "R47-%s-inline-value" % name, patch(m11([("k", t, bytes(width))]), [(("m", 0), "value", 1)]), "R47"
+    yield "R47-bool[]-inline-value", patch(m11([("k", "bool[]", [True])]), [(("m", 0), "value", 1)]), "R47"
+    yield "R47-array[]-inline-value", patch(m11([("k", "array[]", [])]), [(("m", 0), "value", 1)]), "R47"
+    yield "R47-new-type-reserved", patch(m11([("k", "u8", bytes(1))]), [(("m", 0), "reserved", 1)]), "R47"
+    yield "R48-bool[]", m11([("k", "bool[]", [1, 0, 2])]), "R48"
+    yield "R48-bool[]-ff", m11([("k", "bool[]", [255])]), "R48"
+    yield "R48-bool[]-in-array[]", m11([("k", "array[]", [("bool[]", [True]), ("bool[]", [0, 2])])]), "R48"
+    yield "R48-bool[]-level-3", m11([("k", "array[]", nested_array(3, ("bool[]", [7])))]), "R48"
+    yield "R49-string[]-in-array[]", m11([("k", "array[]", [("string[]", ["ok", b"\xc0\xaf"])])]), "R49"
+    yield "R49-string[]-level-8", m11([("k", "array[]", nested_array(8, ("string[]", [b"\xff"])))]), "R49"
+    yield "R40-new-type-past-pool", patch(m11([("k", "u16", bytes(2))]), [(("m", 0), "value_len", 3)]), "R40"
+    yield "R41-new-type-at-0", patch(m11([("k", "u8[]", b"")]), [(("m", 0), "value_offset", 0)]), "R41"
+    # array[] framing (R47)
+    A = lambda *items: m11([("k", "array[]", list(items))])
+    yield "R47-array[]-depth-9", m11([("k", "array[]", nested_array(9))]), "R47"
+    yield "R47-array[]-depth-9-empty", m11([("k", "array[]", nested_array(8, ("array[]", [])))]), "R47"
+    yield "valid/R47-array[]-depth-8-empty", m11([("k", "array[]", nested_array(7, ("array[]", [])))]), "valid"
+    yield "R47-array[]-trailing-bytes", A(("u8[]", [1]), b"\0\0\0"), "R47"
+    yield "R47-array[]-header-cut", A(b"\x12\0\0\0\0"), "R47"
+    yield "R47-array[]-item-overruns", A(arr_item("u8[]", [1, 2], length=3)), "R47"
+    yield "R47-array[]-item-length-huge", A(arr_item("u8[]", [1], length=2 ** 32 - 1)), "R47"
+    yield "R47-array[]-reserved", A(arr_item("u8[]", [1], reserved=b"\0\x01\0")), "R47"
+    for bad in (0, 1, 4, 5, 6, 11, 17, 27, 255):   # scalars, string, bytes, unknown: not array types
+        yield "R47-array[]-item-type-%d" % bad, A(struct.pack("<B3sI", bad, b"\0\0\0", 1) + b"\0"), "R47"
+    for good in sorted(tpack_reader.META_ARRAY_TYPES):   # every array type is an item type
+        yield "valid/array[]-item-type-%d" % good, A(struct.pack("<B3sI", good, b"\0\0\0", 0)), "valid"
+    yield "R47-array[]-u16[]-odd", A(arr_item("u16[]", b"\0\0\0")), "R47"
+    yield "R47-array[]-u64[]-7", A(arr_item("u64[]", bytes(7))), "R47"
+    yield "R47-array[]-string[]-framing", A(arr_item("string[]", struct.pack("<I", 5) + b"ab")), "R47"
+    yield "R47-array[]-nested-framing", A(("array[]", [("u8[]", [1]), b"\0"])), "R47"
+    # R48/R49 need the framing of R47 for the whole value (section 12)
+    yield "order-R47-after-R48-item", A(("bool[]", [2]), b"\0"), "R47"
+    yield "order-R47-after-R49-item", A(("string[]", [b"\xff"]), arr_item("u8[]", [1], reserved=b"\x01\0\0")), "R47"
+    yield "order-R47-depth-after-R48", A(("bool[]", [2]), ("array[]", nested_array(8))), "R47"
+    # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-2 file
+    yield "R46-type-27-minor-1", m11([("k", 27, b"\x01")]), "R46"
+    yield "valid/minor2-type-27", m11([("k", 27, b"\x01")], minor=2), "valid"
+    # a minor-2 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1
+    yield "choice-R47-array[]-item-type-27-minor-2", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
+                                                         minor=2), "R47"
+    # revised R22/R46 (working tree after 94d5792): the 1.1 codes are defined only for minor >= 1, so in a
+    # minor-0 file they are undefined, like code 99 (and a 1.0 reader agrees: it rejects them too)
+    for code in (20, 34, 41, 48, 49, 52, 54):
+        yield "R22-1.1-dtype-%d-in-minor-0" % code, write([E("a", code, (32,))]), "R22"
+    for t in (11, 17, 18, 25, 26):
+        yield "R46-1.1-metadata-type-%d-in-minor-0" % t, write([], [("k", t, bytes(4))]), "R46"
+    minor0_q41 = write([E("q", "Q4_1", (32,))])
+    yield "R39-nested-minor-0-with-1.1-dtype", write11([E("c", "CONTAINER", (len(minor0_q41),), minor0_q41),
+                                                        E("d", "C64", (1,))]), "R39"
+    # each header governs its own container: a minor-1 container in a minor-0 one may use the 1.1 codes
+    yield "valid/1.1-codes-nested-minor-1-in-minor-0", write([E("c", "CONTAINER", (len(gguf),), gguf)]), "valid"
+    yield "choice-record-for-code-0", write_ext([E("a")], ext=geometry_item([(0, 1, 1)])), "valid"
 
 
 DEFAULT_READER = [sys.executable, READER]
+FROZEN_1_0_READER = [sys.executable, READER_1_0]
+DTYPES_1_0 = frozenset(range(1, 20))
+META_TYPES_1_0 = frozenset(range(1, 11))
+
+
+def has_minor_1(c):
+    """Whether a container opened by tpack_reader (or one nested in it) is of minor >= 1."""
+    return c.minor >= 1 or any(e.nested is not None and has_minor_1(e.nested) for e in c.entries)
+
+
+def as_read_by_1_0(c):
+    """The decoding a 1.0 reader gives of a container tpack_reader accepted (section 10: the 1.1 dtypes and
+    metadata types are unknown, skippable codes for it; section 13: an unknown dtype is its integer code,
+    an unknown metadata type its integer code with its pool bytes in hex; the header extension is ignored)."""
+    d = tpack_reader.decode(c)
+    for e, de in zip(c.entries, d["entries"]):
+        if e.dtype not in DTYPES_1_0:
+            de["dtype"] = e.dtype
+        if e.nested is not None:
+            de["container"] = as_read_by_1_0(e.nested)
+    for r, dm in zip(c.metas, d["metadata"]):
+        if r.type not in META_TYPES_1_0:
+            dm["type"] = r.type
+            dm["value"] = r.raw.hex()
+    return d
 # A reader given a path that is not a regular file must stay below HOSTILE_RSS (enough for an interpreter,
 # far less than reading /dev/zero to its absent end); HOSTILE_MEMORY is a hard limit that keeps a reader
 # that does read it from taking the machine with it.
@@ -761,6 +1148,35 @@ def main(argv):
         else:
             failed += 1
             print("FAIL %s: expected %s, got exit %s: %s %s" % (label, want, rc, out.strip()[:300], err.strip()[-300:]))
+    # Compatibility (section 10, "a 1.0 reader reads every 1.1 file"): the frozen 1.0 reader accepts
+    # every valid case that holds a container of minor >= 1, and decodes it as a 1.0 reader must.
+    compat = 0
+    for label, data, expected in cases():
+        if expected != "valid" and not isinstance(expected, dict):
+            continue
+        try:
+            c = tpack_reader.open_container(memoryview(data), 0)
+        except tpack_reader.Invalid:
+            continue     # reported above as a failure of the reader under test
+        if not has_minor_1(c):
+            continue
+        compat += 1
+        want = as_read_by_1_0(c)
+        rc, out, err = run_reader(FROZEN_1_0_READER, data, timeout)
+        try:
+            ok = rc == 0 and json.loads(out) == want
+        except ValueError:
+            ok = False
+        if ok:
+            passed += 1
+            if verbose:
+                print("PASS compat-1.0/%s" % label)
+        else:
+            failed += 1
+            print("FAIL compat-1.0/%s: the frozen 1.0 reader, expected valid with the 1.0 decoding, got exit %s: %s %s"
+                  % (label, rc, out.strip()[:300], err.strip()[-300:]))
+    if verbose:
+        print("(%d valid cases of minor >= 1 given to the frozen 1.0 reader)" % compat)
     # Not containers at all: a clean refusal (a non-zero exit, not a signal) within 10 s and HOSTILE_RSS.
     for label, path in hostile_paths():
         rc, out, err, rss = run_measured(cmd, path, min(timeout, 10.0))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent tpack 1.x reader, written from spec/FORMAT.md alone.
+"""Independent tpack 1.x reader, written from spec/FORMAT.md alone (version 1.1).
 
 Usage: python3 tpack_reader.py FILE
 
@@ -10,7 +10,11 @@ Usage: python3 tpack_reader.py FILE
 
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
-bytes actually present.  Follows the revised spec (commits 9f04cc3, 6929620:
+bytes actually present.  Implements minor version 1 (spec 1.1, commit 94d5792:
+the GGUF/safetensors dtypes 20-41 and 48-54, the header extension of section
+3.4 with its block geometry records and rules R51-R53, and the metadata types
+11-26); files of minor 2 and above get the leniency of section 10.  The 1.0
+reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits 9f04cc3, 6929620:
 R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
 a nested R37 is reported as R37, like a nested R50, not as R39); points
 where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
@@ -35,10 +39,11 @@ MAX_ALIGNMENT = 65536
 MAX_NAME_LEN = 1024
 MAX_KEY_LEN = 1024
 MAX_NESTING_DEPTH = 8
+MAX_ARRAY_DEPTH = 8       # most levels of array[] in one metadata value (section 7.1, minor >= 1)
 
 READER_MAJOR = 1
-READER_MINOR = 0          # the minor version this reader implements (section 10)
-SUPPORTED_INCOMPAT = 0    # no incompat flag bits are defined in 1.0
+READER_MINOR = 1          # the minor version this reader implements (section 10)
+SUPPORTED_INCOMPAT = 0    # no incompat flag bits are defined in 1.0 or 1.1
 
 U64_LIMIT = 1 << 64       # 2^64
 U64_MAX = U64_LIMIT - 1
@@ -65,21 +70,105 @@ DTYPES = {
     17: ("Q4_0", None, (32, 18)),
     18: ("RAW", 1, None),
     19: ("CONTAINER", 1, None),
+    # version 1.1 (section 4.1): GGUF block types, geometry of ggml's ggml-common.h
+    20: ("Q4_1", None, (32, 20)),
+    21: ("Q5_0", None, (32, 22)),
+    22: ("Q5_1", None, (32, 24)),
+    23: ("Q8_1", None, (32, 36)),
+    24: ("Q2_K", None, (256, 84)),
+    25: ("Q3_K", None, (256, 110)),
+    26: ("Q4_K", None, (256, 144)),
+    27: ("Q5_K", None, (256, 176)),
+    28: ("Q6_K", None, (256, 210)),
+    29: ("Q8_K", None, (256, 292)),
+    30: ("IQ2_XXS", None, (256, 66)),
+    31: ("IQ2_XS", None, (256, 74)),
+    32: ("IQ3_XXS", None, (256, 98)),
+    33: ("IQ1_S", None, (256, 50)),
+    34: ("IQ4_NL", None, (32, 18)),
+    35: ("IQ3_S", None, (256, 110)),
+    36: ("IQ2_S", None, (256, 82)),
+    37: ("IQ4_XS", None, (256, 136)),
+    38: ("IQ1_M", None, (256, 56)),
+    39: ("TQ1_0", None, (256, 54)),
+    40: ("TQ2_0", None, (256, 66)),
+    41: ("MXFP4", None, (32, 17)),
+    # version 1.1: safetensors / ml_dtypes types; the sub-byte ones are block dtypes for every rule
+    48: ("C64", 8, None),
+    49: ("F8E8M0", 1, None),
+    50: ("F8E4M3FNUZ", 1, None),
+    51: ("F8E5M2FNUZ", 1, None),
+    52: ("F4E2M1", None, (2, 1)),
+    53: ("F6E2M3", None, (4, 3)),
+    54: ("F6E3M2", None, (4, 3)),
 }
 DT_RAW = 18
 DT_CONTAINER = 19
+
+
+FIRST_1_1_DTYPE = 20         # codes 20-41 and 48-54 are defined only in files of minor >= 1
+FIRST_1_1_META_TYPE = 11     # types 11-26 likewise
+
+
+def dtype_info(code, minor):
+    """The section-4.1 row of a dtype code as defined for a file of minor version `minor`
+    (R22: codes 1-19 for minor 0, and 20-41 and 48-54 too for minor >= 1), or None."""
+    if code >= FIRST_1_1_DTYPE and minor < 1:
+        return None
+    return DTYPES.get(code)
+
+
+def meta_type_known(vtype, minor):
+    """Whether a metadata value type is defined for a file of minor `minor` (R46: 1-10 for
+    minor 0, and 11-26 too for minor >= 1)."""
+    if vtype >= FIRST_1_1_META_TYPE and minor < 1:
+        return False
+    return vtype in META_TYPES
+
+
+def own_geometry(code):
+    """(block_elements, block_bytes) of a dtype this reader knows, as a block geometry
+    record states it (section 3.4: an element dtype's record is (1, element bytes));
+    None for a code it does not know."""
+    info = DTYPES.get(code)
+    if info is None:
+        return None
+    return info[2] if info[2] is not None else (1, info[1])
+
+
+# ---------------------------------------------------------------- header extension (section 3.4)
+EXT_ITEM_HEADER_LEN = 8
+EXT_TAG_GEOMETRY = 1
+GEOMETRY_RECORD_LEN = 16
+EXT_ITEM_FMT = struct.Struct("<II")              # tag, length
+GEOMETRY_FMT = struct.Struct("<HHIII")           # dtype, reserved, block_elements, block_bytes, reserved2
+assert GEOMETRY_FMT.size == GEOMETRY_RECORD_LEN
 
 # ---------------------------------------------------------------- metadata types (section 7.1)
 META_TYPES = {
     1: "u64", 2: "i64", 3: "f64", 4: "bool",
     5: "string", 6: "bytes",
     7: "u64[]", 8: "i64[]", 9: "f64[]", 10: "string[]",
+    # version 1.1: all stored in the pool
+    11: "u8", 12: "i8", 13: "u16", 14: "i16", 15: "u32", 16: "i32", 17: "f32",
+    18: "u8[]", 19: "i8[]", 20: "u16[]", 21: "i16[]", 22: "u32[]", 23: "i32[]", 24: "f32[]",
+    25: "bool[]", 26: "array[]",
 }
 MT_U64, MT_I64, MT_F64, MT_BOOL = 1, 2, 3, 4
 MT_STRING, MT_BYTES = 5, 6
 MT_U64A, MT_I64A, MT_F64A, MT_STRA = 7, 8, 9, 10
-META_SCALAR = (MT_U64, MT_I64, MT_F64, MT_BOOL)
-META_NUMERIC_ARRAY = (MT_U64A, MT_I64A, MT_F64A)
+MT_F32, MT_F32A, MT_BOOLA, MT_ARRA = 17, 24, 25, 26
+META_SCALAR = (MT_U64, MT_I64, MT_F64, MT_BOOL)          # the inline types (1.0 only)
+# pool scalars of 1.1: code -> (width = the exact value_len, struct code)
+META_POOL_SCALAR = {11: (1, "B"), 12: (1, "b"), 13: (2, "H"), 14: (2, "h"),
+                    15: (4, "I"), 16: (4, "i"), 17: (4, "I")}
+# fixed-width arrays: code -> (element width, struct code); value_len is a multiple of the width
+META_FIXED_ARRAY = {MT_U64A: (8, "Q"), MT_I64A: (8, "q"), MT_F64A: (8, "Q"),
+                    18: (1, "B"), 19: (1, "b"), 20: (2, "H"), 21: (2, "h"),
+                    22: (4, "I"), 23: (4, "i"), MT_F32A: (4, "I"), MT_BOOLA: (1, "B")}
+# the array types an array[] item may have (section 7.1: 7-10 or 18-26)
+META_ARRAY_TYPES = frozenset([7, 8, 9, 10] + list(range(18, 27)))
+ARRAY_ITEM_HEADER_LEN = 8
 
 SECTION_NAMES = ("table", "index", "names", "metadata", "payloads", "trailer")
 
@@ -94,7 +183,7 @@ assert META_FMT.size == META_RECORD_LEN
 
 
 class Invalid(Exception):
-    """The container breaks a rule.  rule is 'R1'..'R50'."""
+    """The container breaks a rule.  rule is 'R1'..'R53'."""
 
     def __init__(self, rule, message):
         Exception.__init__(self, "%s %s" % (rule, message))
@@ -115,6 +204,11 @@ def utf8(raw):
         return bytes(raw).decode("utf-8", "strict")
     except UnicodeDecodeError:
         return None
+
+
+def dtype_label(code):
+    info = DTYPES.get(code)
+    return info[0] if info is not None else "code %d" % code
 
 
 def align_up(x, a):
@@ -147,9 +241,71 @@ class Container(object):
     pass
 
 
+# ==================================================================== header extension (section 3.4)
+def read_extension(buf, header_len):
+    """The extension group (section 12, after the checksums; files of minor >= 1):
+    R51 over the whole of [160, header_len), then R52 on the block geometry body,
+    both as revised in the working tree after 94d5792 (tags strictly ascending),
+    "in number order".  Items of tags this reader does not know are skipped (their
+    layout is still checked by R51).  Returns {dtype code: (block_elements,
+    block_bytes)} from the block geometry records (empty when there are none)."""
+    # ---- R51 ExtensionLayout: items exactly fill [160, header_len), tag != 0,
+    # zero padding to the next multiple of 8 (from the container's start), tags strictly
+    # ascending (so none appears twice)
+    items = {}
+    prev_tag = None
+    pos = HEADER_LEN_V1
+    while pos < header_len:
+        if pos + EXT_ITEM_HEADER_LEN > header_len:
+            fail("R51", "extension item header at %d runs past header_len %d" % (pos, header_len))
+        tag, length = EXT_ITEM_FMT.unpack_from(buf, pos)
+        if tag == 0:
+            fail("R51", "extension item at %d has tag 0" % pos)
+        body = pos + EXT_ITEM_HEADER_LEN
+        end = body + length
+        if end > header_len:
+            fail("R51", "extension item at %d (tag %d): body of %d bytes runs past header_len %d"
+                 % (pos, tag, length, header_len))
+        nxt = align_up(end, 8)   # <= header_len: header_len is a multiple of 8 (R4)
+        if any(buf[end:nxt]):
+            fail("R51", "extension item at %d (tag %d): non-zero padding after its body" % (pos, tag))
+        if prev_tag is not None and tag <= prev_tag:
+            fail("R51", "extension item at %d: tag %d not above the previous item's tag %d" % (pos, tag, prev_tag))
+        prev_tag = tag
+        items[tag] = (pos, body, length)
+        pos = nxt
+    # ---- R52 BlockGeometry
+    geometry = {}
+    if EXT_TAG_GEOMETRY in items:
+        _, body, length = items[EXT_TAG_GEOMETRY]
+        if length % GEOMETRY_RECORD_LEN != 0:
+            fail("R52", "block geometry body of %d bytes is not a multiple of 16" % length)
+        prev = None
+        for k in range(length // GEOMETRY_RECORD_LEN):
+            code, reserved, be, bb, reserved2 = GEOMETRY_FMT.unpack_from(buf, body + GEOMETRY_RECORD_LEN * k)
+            if prev is not None and code <= prev:
+                fail("R52", "geometry record %d: dtype %d not above the previous record's %d" % (k, code, prev))
+            if code in (DT_RAW, DT_CONTAINER):
+                fail("R52", "geometry record %d: dtype %d (%s) has no geometry" % (k, code, DTYPES[code][0]))
+            if reserved != 0 or reserved2 != 0:
+                fail("R52", "geometry record %d (dtype %d): reserved field not zero" % (k, code))
+            if be == 0 or (be & (be - 1)) != 0 or be > 65536:
+                fail("R52", "geometry record %d (dtype %d): block_elements %d is not a power of two "
+                     "from 1 to 65536" % (k, code, be))
+            if bb == 0:
+                fail("R52", "geometry record %d (dtype %d): block_bytes 0" % (k, code))
+            own = own_geometry(code)
+            if own is not None and own != (be, bb):
+                fail("R52", "geometry record %d: %s is (%d, %d) here, (%d, %d) in the record"
+                     % (k, DTYPES[code][0], own[0], own[1], be, bb))
+            geometry[code] = (be, bb)
+            prev = code
+    return geometry
+
+
 # ==================================================================== structural validation
 def open_container(buf, depth):
-    """Open a container: the structural rules (all of R1-R49 except R37) on buf
+    """Open a container: the structural rules (R1-R53 except R37 and R50) on buf
     (a memoryview holding exactly the input), recursively for nested containers.
     Reads no payload or padding byte of this container except the payloads of
     CONTAINER entries, which it opens (section 12); R37 and R50, nested ones
@@ -221,6 +377,12 @@ def open_container(buf, depth):
     if trailer[n] != tcrc:
         fail("R14", "trailer checksum 0x%08x, computed 0x%08x" % (trailer[n], tcrc))
 
+    # ---------------------------------------------------------------- extension (R51-R52)
+    # Only files of minor >= 1 have one (a minor-0 header_len is 160, R4); a minor-1 file
+    # may have header_len 160 too, i.e. no items.
+    geometry = read_extension(buf, header_len) if minor >= 1 else {}
+    c.geometry = geometry
+
     # ---------------------------------------------------------------- descriptors
     entries = []
     for i in range(n):
@@ -283,41 +445,47 @@ def open_container(buf, depth):
         if raw_names[index[k - 1]] == raw_names[index[k]]:
             fail("R21", "entries %d and %d have the same name" % (index[k - 1], index[k]))
 
-    # ---------------------------------------------------------------- entries (R22-R32)
+    # ---------------------------------------------------------------- entries (R22-R32, R53)
     for e in entries:
         i = e.index
-        info = DTYPES.get(e.dtype)
+        info = dtype_info(e.dtype, minor)   # the 1.1 codes are undefined in a minor-0 file
         e.known = info is not None
         if info is None and not newer:
-            fail("R22", "entry %d unknown dtype %d (file minor %d)" % (i, e.dtype, minor))
+            fail("R22", "entry %d dtype %d not defined for minor %d" % (i, e.dtype, minor))
         if e.rank > MAX_RANK:
             fail("R23", "entry %d rank %d > 8" % (i, e.rank))
         if any(e.dims[e.rank:]):
             fail("R24", "entry %d has non-zero dims beyond rank %d" % (i, e.rank))
         # The element-count bound of R25 holds for every entry, an unknown
         # (skippable) dtype included (sections 4.1 "Byte length", 10, 12 R25);
-        # only the byte-length part of R25 and R26-R28 need a known dtype.
+        # only the byte-length part of R25 and R26-R28 need the element size.
         count = checked_product(e.dims[:e.rank])
         if count is None:
             fail("R25", "entry %d element count overflows u64" % i)
-        if info is not None:
-            _, elem_bytes, block = info
-            if block is None:
-                nbytes = count * elem_bytes
+        # The geometry: the reader's own for a known code (R52 made any record for it
+        # agree); for an unknown code of a newer minor, its header-extension record if
+        # there is one (sections 3.4, 4.1, 10), else none and R26-R28 are not applied.
+        geom = own_geometry(e.dtype) if info is not None else geometry.get(e.dtype)
+        if geom is not None:
+            be, bb = geom
+            block = be != 1      # block_elements 1: an element dtype of bb bytes (section 4.1)
+            if block:
+                nbytes = (count // be) * bb   # divide first (section 4.1)
             else:
-                nbytes = (count // block[0]) * block[1]   # divide first (section 4.1)
+                nbytes = count * bb
             if nbytes > U64_MAX:
                 fail("R25", "entry %d byte length overflows u64" % i)
-            if block is not None:
+            if block:
                 if e.rank == 0:
-                    fail("R26", "entry %d block dtype with rank 0" % i)
-                if e.dims[e.rank - 1] % block[0] != 0:
-                    fail("R26", "entry %d innermost dim %d not a multiple of %d"
-                         % (i, e.dims[e.rank - 1], block[0]))
+                    fail("R26", "entry %d block dtype %s with rank 0" % (i, dtype_label(e.dtype)))
+                if e.dims[e.rank - 1] % be != 0:
+                    fail("R26", "entry %d innermost dim %d not a multiple of %d (block of %s)"
+                         % (i, e.dims[e.rank - 1], be, dtype_label(e.dtype)))
             if e.dtype in (DT_RAW, DT_CONTAINER) and e.rank != 1:
                 fail("R27", "entry %d %s has rank %d" % (i, info[0], e.rank))
             if e.length != nbytes:
-                fail("R28", "entry %d length %d, dtype and shape give %d" % (i, e.length, nbytes))
+                fail("R28", "entry %d length %d, dtype %s and shape give %d"
+                     % (i, e.length, dtype_label(e.dtype), nbytes))
         a = e.alignment
         if a == 0 or (a & (a - 1)) != 0 or a > MAX_ALIGNMENT:
             fail("R29", "entry %d alignment %d" % (i, a))
@@ -330,6 +498,11 @@ def open_container(buf, depth):
             fail("R31", "entry %d target %d without HAS_TARGET" % (i, e.target))
         if has_target and e.target + e.length > U64_LIMIT:
             fail("R32", "entry %d target+length exceeds 2^64" % i)
+        # R53 after R22-R32 for the same entry (section 12): a known block dtype in a
+        # file of minor >= 1 needs its geometry record
+        if minor >= 1 and info is not None and info[2] is not None and e.dtype not in geometry:
+            fail("R53", "entry %d: block dtype %s has no geometry record in the header extension"
+                 % (i, info[0]))
 
     # ---------------------------------------------------------------- payloads (R33-R36)
     # R37 (padding bytes) is not checked here: since 6929620 it belongs to the
@@ -363,7 +536,7 @@ def open_container(buf, depth):
         if e.known and e.dtype == DT_CONTAINER:
             if depth >= MAX_NESTING_DEPTH:
                 fail("R38", "entry %d is a CONTAINER inside a container at depth %d" % (e.index, depth))
-            try:   # structural rules only (R39 = nested R1-R36, R39-R49): the nested
+            try:   # structural rules only (R39 = nested R1-R36, R39-R49, R51-R53): the nested
                    # R37/R50 wait for verification and are reported as themselves
                 e.nested = open_container(buf[e.offset:e.offset + e.length], depth + 1)
             except Invalid as inner:
@@ -401,9 +574,9 @@ def open_container(buf, depth):
             if prev_key == raw_key:
                 fail("R45", "records %d and %d have the same key" % (j - 1, j))
         prev_key = raw_key
-        known = vtype in META_TYPES
+        known = meta_type_known(vtype, minor)   # the 1.1 types are undefined in a minor-0 file
         if not known and not newer:
-            fail("R46", "record %d unknown value type %d (file minor %d)" % (j, vtype, minor))
+            fail("R46", "record %d value type %d not defined for minor %d" % (j, vtype, minor))
         r = Meta()
         r.key = key
         r.type = vtype
@@ -432,10 +605,10 @@ def open_container(buf, depth):
             else:
                 r.decoded = value == 1
         else:
-            # known variable type, or unknown type of a newer minor (section 10: always
-            # a pool value; validated as a variable-length value: R40, R41 and the
-            # zero inline `value` of R47; the type-specific parts of R47, and R48-R49,
-            # do not apply to it)
+            # known pool type (1.0 variable types and every 1.1 type), or unknown type of
+            # a newer minor (section 10: always a pool value; validated as a variable-length
+            # value: R40, R41 and the zero inline `value` of R47; the type-specific parts of
+            # R47, and R48-R49, do not apply to it)
             if value_offset + value_len > pool_len:
                 fail("R40", "record %d value [%d,+%d) beyond pool of %d bytes"
                      % (j, value_offset, value_len, pool_len))
@@ -444,41 +617,16 @@ def open_container(buf, depth):
             cursor = value_offset + value_len
             if value != 0:
                 fail("R47", "record %d %s value with non-zero inline value %d"
-                     % (j, "variable" if known else "unknown-type (pool)", value))
-            if vtype in META_NUMERIC_ARRAY and value_len % 8 != 0:
-                fail("R47", "record %d numeric array value_len %d not a multiple of 8" % (j, value_len))
+                     % (j, "pool" if known else "unknown-type (pool)", value))
             raw = bytes(pool[value_offset:value_offset + value_len])
             r.raw = raw
-            if vtype == MT_STRING:
-                text = utf8(raw)
-                if text is None:
-                    fail("R49", "record %d string is not valid UTF-8" % j)
-                r.decoded = text
-            elif vtype == MT_STRA:
-                items = []
-                pos = 0
-                while pos < value_len:
-                    if pos + 4 > value_len:
-                        fail("R47", "record %d string[] item length cut short" % j)
-                    k = U32_FMT.unpack_from(raw, pos)[0]
-                    if pos + 4 + k > value_len:
-                        fail("R47", "record %d string[] item overruns value_len" % j)
-                    items.append(raw[pos + 4:pos + 4 + k])
-                    pos += 4 + k
-                decoded = []
-                for t, item in enumerate(items):
-                    text = utf8(item)
-                    if text is None:
-                        fail("R49", "record %d string[] item %d is not valid UTF-8" % (j, t))
-                    decoded.append(text)
-                r.decoded = decoded
-            elif vtype == MT_U64A:
-                r.decoded = list(struct.unpack("<%dQ" % (value_len // 8), raw))
-            elif vtype == MT_I64A:
-                r.decoded = list(struct.unpack("<%dq" % (value_len // 8), raw))
-            elif vtype == MT_F64A:
-                r.decoded = ["%016x" % v for v in struct.unpack("<%dQ" % (value_len // 8), raw)]
-            else:  # bytes, or an unknown type: lowercase hex
+            if known:
+                where = "record %d" % j
+                # R47 framing of the whole value first (section 12: R49 for string[], and
+                # R48-R49 for array[], need it), then R48/R49 while decoding
+                tree = frame_value(vtype, raw, 1, where)
+                r.decoded = decode_value(vtype, tree, where)
+            else:  # an unknown type of a newer minor: its pool bytes, lowercase hex
                 r.decoded = raw.hex()
         metas.append(r)
     if cursor < pool_len:   # (cursor > pool_len is impossible once R40 holds)
@@ -486,6 +634,101 @@ def open_container(buf, depth):
     c.metas = metas
     c.buf = buf
     return c
+
+
+# ==================================================================== metadata pool values (section 7.1)
+def frame_value(vtype, raw, level, where):
+    """R47 for a pool value of a known type: its length fits the type, and a string[]
+    or array[] is exactly filled by its items; array[] items recursively, with at most
+    MAX_ARRAY_DEPTH levels of array[] (level counts them, the outermost is 1).
+    Returns what decode_value needs: the raw bytes, or for string[] the list of item
+    bytes, or for array[] the list of (item type, framed item)."""
+    n = len(raw)
+    name = META_TYPES[vtype]
+    if vtype in META_POOL_SCALAR:
+        width = META_POOL_SCALAR[vtype][0]
+        if n != width:
+            fail("R47", "%s: %s value of %d bytes, not %d" % (where, name, n, width))
+        return raw
+    if vtype in META_FIXED_ARRAY:
+        width = META_FIXED_ARRAY[vtype][0]
+        if n % width != 0:
+            fail("R47", "%s: %s value_len %d not a multiple of %d" % (where, name, n, width))
+        return raw
+    if vtype == MT_STRA:
+        items = []
+        pos = 0
+        while pos < n:
+            if pos + 4 > n:
+                fail("R47", "%s: string[] item length cut short" % where)
+            k = U32_FMT.unpack_from(raw, pos)[0]
+            if pos + 4 + k > n:
+                fail("R47", "%s: string[] item overruns its value" % where)
+            items.append(raw[pos + 4:pos + 4 + k])
+            pos += 4 + k
+        return items
+    if vtype == MT_ARRA:
+        if level > MAX_ARRAY_DEPTH:
+            fail("R47", "%s: array[] nested %d levels deep, more than %d" % (where, level, MAX_ARRAY_DEPTH))
+        items = []
+        pos = 0
+        t = 0
+        while pos < n:
+            if pos + ARRAY_ITEM_HEADER_LEN > n:
+                fail("R47", "%s: array[] item %d header cut short" % (where, t))
+            itype = raw[pos]
+            if any(raw[pos + 1:pos + 4]):
+                fail("R47", "%s: array[] item %d header reserved bytes not zero" % (where, t))
+            k = U32_FMT.unpack_from(raw, pos + 4)[0]
+            body = pos + ARRAY_ITEM_HEADER_LEN
+            if body + k > n:
+                fail("R47", "%s: array[] item %d of %d bytes overruns its value" % (where, t, k))
+            if itype not in META_ARRAY_TYPES:
+                fail("R47", "%s: array[] item %d has type %d, not an array type" % (where, t, itype))
+            sub = "%s array[] item %d" % (where, t)
+            items.append((itype, frame_value(itype, raw[body:body + k],
+                                             level + 1 if itype == MT_ARRA else level, sub)))
+            pos = body + k
+            t += 1
+        return items
+    return raw   # string, bytes: any length
+
+
+def decode_value(vtype, framed, where):
+    """R48 and R49 on a framed pool value of a known type, and its section-13 decoding."""
+    if vtype in META_POOL_SCALAR:
+        v = struct.unpack("<" + META_POOL_SCALAR[vtype][1], framed)[0]
+        return "%08x" % v if vtype == MT_F32 else v
+    if vtype in META_FIXED_ARRAY:
+        width, code = META_FIXED_ARRAY[vtype]
+        values = struct.unpack("<%d%s" % (len(framed) // width, code), framed)
+        if vtype == MT_BOOLA:
+            for k, v in enumerate(values):
+                if v not in (0, 1):
+                    fail("R48", "%s: bool[] element %d is %d" % (where, k, v))
+            return [v == 1 for v in values]
+        if vtype == MT_F64A:
+            return ["%016x" % v for v in values]
+        if vtype == MT_F32A:
+            return ["%08x" % v for v in values]
+        return list(values)
+    if vtype == MT_STRING:
+        text = utf8(framed)
+        if text is None:
+            fail("R49", "%s: string is not valid UTF-8" % where)
+        return text
+    if vtype == MT_STRA:
+        decoded = []
+        for t, item in enumerate(framed):
+            text = utf8(item)
+            if text is None:
+                fail("R49", "%s: string[] item %d is not valid UTF-8" % (where, t))
+            decoded.append(text)
+        return decoded
+    if vtype == MT_ARRA:
+        return [{"type": META_TYPES[itype], "value": decode_value(itype, sub, "%s array[] item %d" % (where, t))}
+                for t, (itype, sub) in enumerate(framed)]
+    return framed.hex()   # bytes
 
 
 # ==================================================================== payload integrity (R37, R50)
@@ -496,7 +739,8 @@ def verify_payloads(c, path=""):
     verification of the nested container.  What the nested verification finds
     is reported under the integrity rule itself (section 9, revision fcb04b4):
     a non-zero nested padding byte is R37, a nested payload mismatch R50, never
-    R39 (R39 covers only the structural rules R1-R36 and R39-R49; note N4).
+    R39 (R39 covers only the structural rules R1-R36, R39-R49 and R51-R53;
+    note N4).
     Only R37 and R50 can be raised here, at any depth; the message names the
     path of nested entries."""
     buf = c.buf
@@ -548,7 +792,7 @@ def decode(c):
 
 
 def read_container(data):
-    """Full validation (R1-R50) of bytes: open (structural rules), then verify
+    """Full validation (R1-R53) of bytes: open (structural rules), then verify
     (R37 and R50, section 12).  Returns the decoding or raises Invalid."""
     c = open_container(memoryview(data), 0)
     verify_payloads(c)

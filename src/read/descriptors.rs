@@ -1,24 +1,36 @@
 //! The group *entries* (R22–R32, spec §4): each descriptor on its own.
 
+use super::extension;
 use crate::error::Error;
 use crate::format::{
-    is_newer_minor, Descriptor, Dtype, ShapeError, FLAG_HAS_TARGET, MAX_ALIGNMENT, MAX_RANK,
+    is_newer_minor, Descriptor, Dtype, GeometryRecord, Packing, ShapeError, FLAG_HAS_TARGET, MAX_ALIGNMENT,
+    MAX_RANK,
 };
-use crate::layout::{byte_len, element_count};
+use crate::layout::{element_count, packed_len};
 
-/// R22–R32 for every descriptor, in table order; `minor` is the file's minor version.
-pub(super) fn check(table: &[Descriptor], minor: u16) -> Result<(), Error> {
+/// R22–R32 and R53 for every descriptor, in table order; `minor` is the file's minor version, `geometry` its
+/// validated block geometry records.
+pub(super) fn check(table: &[Descriptor], minor: u16, geometry: &[GeometryRecord]) -> Result<(), Error> {
     for (entry, d) in (0u32..).zip(table) {
-        check_shape(entry, d, minor)?;
+        let dtype = Dtype::from_code(d.dtype.get());
+        let record = extension::find(geometry, dtype);
+        check_shape(entry, d, minor, record)?;
         check_placement(entry, d)?;
+        // R53: a file of minor ≥ 1 records the geometry of every block dtype it uses (spec §3.4).
+        if minor >= 1 && record.is_none() && matches!(dtype.packing(), Some(Packing::Block { .. })) {
+            return Err(Error::MissingGeometry { entry, code: dtype.code() });
+        }
     }
     Ok(())
 }
 
-/// R22–R28: a known dtype (or a newer minor), the rank, the dims and the length they give.
-fn check_shape(entry: u32, d: &Descriptor, minor: u16) -> Result<(), Error> {
+/// R22–R28: a known dtype (or a newer minor), the rank, the dims and the length they give — with the file's
+/// geometry `record` for a dtype this reader does not know.
+fn check_shape(entry: u32, d: &Descriptor, minor: u16, record: Option<&GeometryRecord>) -> Result<(), Error> {
     let dtype = Dtype::from_code(d.dtype.get());
-    if !dtype.is_known() && !is_newer_minor(minor) {
+    // Known to this reader and defined for the file's minor version (a 1.1 code in a minor-0 file is not).
+    let known = dtype.since_minor().is_some_and(|since| since <= minor);
+    if !known && !is_newer_minor(minor) {
         return Err(Error::UnknownDtype { entry, code: dtype.code() });
     }
     let rank = usize::from(d.rank);
@@ -30,15 +42,20 @@ fn check_shape(entry: u32, d: &Descriptor, minor: u16) -> Result<(), Error> {
         return Err(Error::UnusedDimNonZero { entry, dim });
     }
     let dims = dims.iter().map(|x| x.get());
-    if !dtype.is_known() {
-        // A dtype of a newer minor has no known packing, but its element count must still fit in 64 bits
-        // (R25 applies to every entry), so that `Shape::elements` is exact for every entry a reader accepts.
-        return match element_count(dims) {
-            Some(_) => Ok(()),
-            None => Err(Error::ShapeOverflow { entry }),
-        };
-    }
-    match byte_len(dtype, dims) {
+    let packing = match (dtype.packing(), record) {
+        (Some(packing), _) => packing,
+        (None, Some(record)) => extension::packing_of(record),
+        (None, None) => {
+            // A dtype of a newer minor without a geometry record has no known packing, but its element count
+            // must still fit in 64 bits (R25 applies to every entry), so that `Shape::elements` is exact for
+            // every entry a reader accepts.
+            return match element_count(dims) {
+                Some(_) => Ok(()),
+                None => Err(Error::ShapeOverflow { entry }),
+            };
+        }
+    };
+    match packed_len(packing, dims) {
         Ok(expected) if expected == d.length.get() => Ok(()),
         Ok(expected) => Err(Error::LengthMismatch { entry, expected }),
         Err(ShapeError::PartialBlock) => Err(Error::BlockShape { entry }),

@@ -10,7 +10,7 @@ use zerocopy::{FromBytes, Immutable, KnownLayout};
 use super::Container;
 use crate::checksum::crc32;
 use crate::error::Error;
-use crate::format::{Descriptor, Dtype, FLAG_HAS_TARGET, MAX_RANK};
+use crate::format::{Descriptor, Dtype, Packing, FLAG_HAS_TARGET, MAX_RANK};
 use crate::layout::{name_in, slice};
 
 /// One entry of a validated [`Container`]. Every accessor is infallible and O(1), except
@@ -254,7 +254,26 @@ elements! { LeElement:
     U16 => U16 | F16 | BF16;
     // One-byte elements have no byte order.
     i8 => I8;
-    u8 => U8 | BOOL | F8E4M3 | F8E5M2 | RAW | CONTAINER | Q8_0 | Q4_0;
+}
+
+/// Whether entries of `dtype` can be viewed as bytes: one-byte elements, blocks, or bytes.
+fn is_bytewise(dtype: Dtype) -> bool {
+    matches!(dtype.packing(), Some(Packing::Element(1) | Packing::Block { .. } | Packing::Bytes))
+}
+
+impl LeElement for u8 {
+    /// One-byte elements (`U8`, `BOOL`, the FP8s), and the raw bytes of block-quantized, `RAW` and `CONTAINER`
+    /// entries.
+    fn accepts(dtype: Dtype) -> bool {
+        is_bytewise(dtype)
+    }
+}
+
+impl NativeElement for u8 {
+    /// As for [`LeElement`].
+    fn accepts(dtype: Dtype) -> bool {
+        is_bytewise(dtype)
+    }
 }
 
 elements! { NativeElement:
@@ -267,7 +286,6 @@ elements! { NativeElement:
     u64 => U64;
     u32 => U32;
     u16 => U16 | F16 | BF16;
-    u8 => U8 | BOOL | F8E4M3 | F8E5M2 | RAW | CONTAINER | Q8_0 | Q4_0;
 }
 
 impl fmt::Debug for Entry<'_> {

@@ -5,13 +5,12 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::iter::FusedIterator;
 
-use zerocopy::little_endian::{F64, I64, U64};
 use zerocopy::FromBytes;
 
 use crate::error::Error;
-use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_KEY_LEN};
+use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_ARRAY_DEPTH, MAX_KEY_LEN};
 use crate::layout::slice;
-use crate::meta_value::{split_item, MetaValue, StringArray};
+use crate::meta_value::{split_array_item, split_item, MetaValue, StringArray};
 
 /// The bytes `[offset, offset + len)` of `pool`, or `None` when they are not all inside it.
 fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
@@ -49,7 +48,8 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
         previous_key = Some(key);
 
         let value_type = MetaType::from_code(r.value_type);
-        if !value_type.is_known() && !is_newer_minor(minor) {
+        let known = value_type.since_minor().is_some_and(|since| since <= minor);
+        if !known && !is_newer_minor(minor) {
             return Err(Error::MetaUnknownType { record, code: r.value_type });
         }
         if r.reserved != 0 {
@@ -82,25 +82,71 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
     Ok(Metadata { records, pool })
 }
 
-/// R47 and R49 for a value stored in the pool.
+/// R47–R49 for a value stored in the pool: its framing first (R47), then its contents (R48, R49), which need
+/// the framing of the whole value.
 fn check_value(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
+    check_framing(record, value_type, value, 1)?;
+    check_contents(record, value_type, value)
+}
+
+/// R47 for a pool value of `value_type`, at `array[]` level `depth` (1 for a record's own value).
+fn check_framing(record: u32, value_type: MetaType, value: &[u8], depth: u8) -> Result<(), Error> {
+    let shape = Error::MetaValueShape { record };
+    match value_type {
+        MetaType::STRING_ARRAY => {
+            let mut rest = value;
+            while !rest.is_empty() {
+                let (_, tail) = split_item(rest).ok_or(shape)?;
+                rest = tail;
+            }
+        }
+        MetaType::ARRAY_ARRAY => {
+            if depth > MAX_ARRAY_DEPTH {
+                return Err(shape);
+            }
+            let mut rest = value;
+            while !rest.is_empty() {
+                let item = split_array_item(rest).ok_or(shape)?;
+                if !item.reserved_zero || !item.value_type.is_array() {
+                    return Err(shape);
+                }
+                check_framing(record, item.value_type, item.body, depth.saturating_add(1))?;
+                rest = item.rest;
+            }
+        }
+        other => {
+            if let Some((width, scalar)) = other.pool_width() {
+                let fits = if scalar { value.len() == width } else { value.len().is_multiple_of(width) };
+                if !fits {
+                    return Err(shape);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// R48–R49 for a pool value whose framing R47 accepted.
+fn check_contents(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
     match value_type {
         MetaType::STRING => {
             core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
         }
-        MetaType::U64_ARRAY | MetaType::I64_ARRAY | MetaType::F64_ARRAY if !value.len().is_multiple_of(8) => {
-            return Err(Error::MetaValueShape { record });
-        }
         MetaType::STRING_ARRAY => {
-            // The framing (R47) of every item first, then their text (R49): R49 needs the framing, so a bad
-            // item before a framing error is still R47.
-            let mut rest = value;
-            while !rest.is_empty() {
-                let (_, tail) = split_item(rest).ok_or(Error::MetaValueShape { record })?;
-                rest = tail;
-            }
             if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) {
                 return Err(Error::MetaUtf8 { record });
+            }
+        }
+        MetaType::BOOL_ARRAY => {
+            if value.iter().any(|&b| b > 1) {
+                return Err(Error::MetaBool { record });
+            }
+        }
+        MetaType::ARRAY_ARRAY => {
+            let mut rest = value;
+            while let Some(item) = split_array_item(rest) {
+                check_contents(record, item.value_type, item.body)?;
+                rest = item.rest;
             }
         }
         _ => {}
@@ -165,20 +211,15 @@ impl fmt::Debug for Metadata<'_> {
 
 fn value_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> MetaValue<'a> {
     let bits = r.value.get();
-    let bytes = pool_slice(pool, r.value_offset.get(), r.value_len.get()).unwrap_or(&[]);
-    // The record was validated (R40–R49), so every fallback below is unreachable.
     match MetaType::from_code(r.value_type) {
         MetaType::U64 => MetaValue::U64(bits),
         MetaType::I64 => MetaValue::I64(i64::from_le_bytes(bits.to_le_bytes())),
         MetaType::F64 => MetaValue::F64(f64::from_bits(bits)),
         MetaType::BOOL => MetaValue::Bool(bits == 1),
-        MetaType::STRING => MetaValue::String(core::str::from_utf8(bytes).unwrap_or("")),
-        MetaType::BYTES => MetaValue::Bytes(bytes),
-        MetaType::U64_ARRAY => MetaValue::U64Array(<[U64]>::ref_from_bytes(bytes).unwrap_or(&[])),
-        MetaType::I64_ARRAY => MetaValue::I64Array(<[I64]>::ref_from_bytes(bytes).unwrap_or(&[])),
-        MetaType::F64_ARRAY => MetaValue::F64Array(<[F64]>::ref_from_bytes(bytes).unwrap_or(&[])),
-        MetaType::STRING_ARRAY => MetaValue::StringArray(StringArray::from_validated(bytes)),
-        other => MetaValue::Unknown { code: other.code(), bytes },
+        // The record was validated (R40), so the fallback is unreachable.
+        other => {
+            MetaValue::decode(other, pool_slice(pool, r.value_offset.get(), r.value_len.get()).unwrap_or(&[]))
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod descriptors;
 mod entry;
+mod extension;
 mod header;
 mod metadata;
 mod names;
@@ -18,7 +19,7 @@ use core::fmt;
 use zerocopy::little_endian::U32;
 
 use crate::error::Error;
-use crate::format::{Descriptor, Header};
+use crate::format::{Descriptor, Dtype, GeometryRecord, Header, Packing};
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use metadata::{MetaIter, Metadata};
@@ -38,6 +39,8 @@ pub struct Container<'a> {
     metadata: Metadata<'a>,
     /// One stored CRC per entry (the trailer without its own checksum).
     checksums: &'a [U32],
+    /// The block geometry records of the header extension, sorted by code.
+    geometry: &'a [GeometryRecord],
     depth: u8,
 }
 
@@ -70,6 +73,7 @@ impl<'a> Container<'a> {
     fn parse_at(bytes: &'a [u8], depth: u8) -> Result<Self, Error> {
         let sections = header::check(bytes)?;
         let header = sections.header;
+        let geometry = extension::geometry(bytes, header)?;
         let container = Container {
             bytes,
             header,
@@ -78,12 +82,13 @@ impl<'a> Container<'a> {
             names: sections.names,
             metadata: Metadata::EMPTY,
             checksums: sections.checksums,
+            geometry,
             depth,
         };
         names::check_names(sections.table, sections.names)?;
         names::check_index(sections.table, sections.index, sections.names)?;
         let minor = header.version_minor.get();
-        descriptors::check(sections.table, minor)?;
+        descriptors::check(sections.table, minor, geometry)?;
         payloads::check(sections.table, sections.payloads)?;
         nested::check(&container)?;
         let metadata = metadata::check(sections.metadata, header.meta_count.get(), minor)?;
@@ -150,6 +155,14 @@ impl<'a> Container<'a> {
     pub fn get(&self, name: &str) -> Option<Entry<'a>> {
         let position = names::find(self.table, self.index, self.names, name.as_bytes())?;
         self.entry(usize::try_from(position).ok()?)
+    }
+
+    /// The geometry this file's header extension gives `dtype` (spec §3.4), if it has a record for it. For a
+    /// dtype this crate knows the record equals [`Dtype::packing`] (the reader checked, R52); for one it does
+    /// not know, it is how the reader checked the entries' lengths.
+    #[must_use]
+    pub fn geometry(&self, dtype: Dtype) -> Option<Packing> {
+        extension::find(self.geometry, dtype).map(extension::packing_of)
     }
 
     /// The metadata: lookups by key and iteration in key order.

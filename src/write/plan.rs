@@ -13,9 +13,10 @@ use super::EntryDecl;
 use crate::checksum::Crc32;
 use crate::error::Error;
 use crate::format::{
-    Descriptor, Header, MetaRecord, Packing, SectionRef, ShapeError, DESCRIPTOR_LEN, FLAG_HAS_TARGET,
-    HEADER_CRC_OFFSET, HEADER_LEN_V1, INDEX_SLOT_LEN, MAGIC, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN,
-    MAX_RANK, META_RECORD_LEN, TRAILER_SLOT_LEN, VERSION_MAJOR, VERSION_MINOR,
+    Descriptor, Dtype, ExtensionItem, GeometryRecord, Header, MetaRecord, Packing, SectionRef, ShapeError,
+    DESCRIPTOR_LEN, EXTENSION_ITEM_HEADER_LEN, FLAG_HAS_TARGET, GEOMETRY_RECORD_LEN, HEADER_CRC_OFFSET,
+    HEADER_LEN_V1, INDEX_SLOT_LEN, MAGIC, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_RANK,
+    META_RECORD_LEN, TAG_BLOCK_GEOMETRY, TRAILER_SLOT_LEN, VERSION_MAJOR,
 };
 use crate::layout::{align_up, byte_len, len_u64, name_in};
 use crate::meta_value::MetaValue;
@@ -33,11 +34,27 @@ pub(super) struct Plan<K: Bookkeeping> {
     pub(super) compat_flags: u64,
     /// First byte after the metadata: where the payload section starts. Known once declaration ends.
     payload_start: u64,
+    /// The lowest minor version that can express what was declared (spec §11.1).
+    minor: u16,
+    /// Bit `c` set: an entry uses block dtype code `c` (every code this writer accepts is below 64).
+    block_dtypes: u64,
 }
 
 impl<K: Bookkeeping> Plan<K> {
     pub(super) fn new() -> Self {
-        Self { ledger: Ledger::default(), compat_flags: 0, payload_start: 0 }
+        Self { ledger: Ledger::default(), compat_flags: 0, payload_start: 0, minor: 0, block_dtypes: 0 }
+    }
+
+    /// The header's length: 160, plus the block geometry item when the file is of minor 1 and uses a block
+    /// dtype (spec §11.1).
+    fn header_len(&self) -> u32 {
+        let records = self.block_dtypes.count_ones();
+        if self.minor == 0 || records == 0 {
+            return HEADER_LEN_V1;
+        }
+        HEADER_LEN_V1
+            .saturating_add(EXTENSION_ITEM_HEADER_LEN)
+            .saturating_add(records.saturating_mul(GEOMETRY_RECORD_LEN))
     }
 
     /// Number of entries declared.
@@ -106,6 +123,11 @@ impl<K: Bookkeeping> Plan<K> {
         if !self.ledger.descriptors.try_push(descriptor) {
             return Err(WriteError::BufferFull(Buffer::Entries));
         }
+        // `byte_len` accepted the dtype, so it is known: its minor and, for a block dtype, its bit.
+        self.minor = self.minor.max(decl.dtype.since_minor().unwrap_or(0));
+        if let Some(Packing::Block { .. }) = decl.dtype.packing() {
+            self.block_dtypes |= 1u64.checked_shl(u32::from(decl.dtype.code())).unwrap_or(0);
+        }
         Ok(())
     }
 
@@ -123,6 +145,9 @@ impl<K: Bookkeeping> Plan<K> {
         if let MetaValue::Unknown { code, .. } = value {
             return Err(WriteError::Format(Error::MetaUnknownType { record, code: *code }));
         }
+        if !value.is_writable() {
+            return Err(WriteError::Format(Error::MetaValueShape { record }));
+        }
         let start = to_u32(self.ledger.meta_items.items().len());
         if start == u32::MAX {
             return Err(WriteError::BufferFull(Buffer::MetadataBytes));
@@ -134,6 +159,7 @@ impl<K: Bookkeeping> Plan<K> {
         if !self.ledger.meta_order.try_push(start) {
             return Err(WriteError::BufferFull(Buffer::MetadataRecords));
         }
+        self.minor = self.minor.max(value.value_type().since_minor().unwrap_or(0));
         Ok(())
     }
 
@@ -179,7 +205,7 @@ impl<K: Bookkeeping> Plan<K> {
         }
 
         let [table, index, names, metadata] = self.prefix_lengths().ok_or(WriteError::TooLarge)?;
-        self.payload_start = u64::from(HEADER_LEN_V1)
+        self.payload_start = u64::from(self.header_len())
             .checked_add(table)
             .and_then(|v| v.checked_add(index))
             .and_then(|v| v.checked_add(names))
@@ -284,7 +310,7 @@ impl<K: Bookkeeping> Plan<K> {
         let payloads = payload_end.checked_sub(self.payload_start)?;
         let trailer = len_u64(n).checked_add(1)?.checked_mul(TRAILER_SLOT_LEN)?;
         let mut sections = [SectionRef::default(); 6];
-        let mut cursor = u64::from(HEADER_LEN_V1);
+        let mut cursor = u64::from(self.header_len());
         for (slot, len) in sections.iter_mut().zip([table, index, names, metadata, payloads, trailer]) {
             *slot = SectionRef { offset: U64::new(cursor), length: U64::new(len) };
             cursor = cursor.checked_add(len)?;
@@ -292,8 +318,8 @@ impl<K: Bookkeeping> Plan<K> {
         Some(Header {
             magic: MAGIC,
             version_major: U16::new(VERSION_MAJOR),
-            version_minor: U16::new(VERSION_MINOR),
-            header_len: U32::new(HEADER_LEN_V1),
+            version_minor: U16::new(self.minor),
+            header_len: U32::new(self.header_len()),
             incompat_flags: U64::new(0),
             compat_flags: U64::new(self.compat_flags),
             total_len: U64::new(cursor),
@@ -313,6 +339,7 @@ impl<K: Bookkeeping> Plan<K> {
         out: &mut impl FnMut(&[u8]) -> Result<(), X>,
     ) -> Result<(), X> {
         out(header.as_bytes())?;
+        self.emit_extension(out)?;
         out(self.ledger.descriptors.items().as_bytes())?;
         let mut chunk = [0u8; 256];
         for slots in self.ledger.index.items().chunks(chunk.len() / 4) {
@@ -346,6 +373,37 @@ impl<K: Bookkeeping> Plan<K> {
             let item = item_at(items, start);
             out(item.key)?;
             out(item.value)?;
+        }
+        Ok(())
+    }
+
+    /// Emits the header extension: nothing, or the block geometry item with one record per block dtype used,
+    /// in code order (spec §3.4, §11.1).
+    fn emit_extension<X>(&self, out: &mut impl FnMut(&[u8]) -> Result<(), X>) -> Result<(), X> {
+        let records = self.block_dtypes.count_ones();
+        if self.header_len() == HEADER_LEN_V1 {
+            return Ok(());
+        }
+        let item = ExtensionItem {
+            tag: U32::new(TAG_BLOCK_GEOMETRY),
+            length: U32::new(records.saturating_mul(GEOMETRY_RECORD_LEN)),
+        };
+        out(item.as_bytes())?;
+        for code in 0..64u16 {
+            if self.block_dtypes & 1u64.checked_shl(u32::from(code)).unwrap_or(0) == 0 {
+                continue;
+            }
+            let Some(Packing::Block { block_elems, block_bytes }) = Dtype::from_code(code).packing() else {
+                continue;
+            };
+            let record = GeometryRecord {
+                dtype: U16::new(code),
+                reserved: U16::new(0),
+                block_elements: U32::new(u32::try_from(block_elems).unwrap_or(u32::MAX)),
+                block_bytes: U32::new(u32::try_from(block_bytes).unwrap_or(u32::MAX)),
+                reserved2: U32::new(0),
+            };
+            out(record.as_bytes())?;
         }
         Ok(())
     }

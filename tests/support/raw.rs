@@ -122,6 +122,9 @@ pub struct Raw {
     pub sort_meta: bool,
     /// Bytes appended to the metadata pool after the last item.
     pub extra_pool: Vec<u8>,
+    /// The header extension, bytes 160.. of the header (spec §3.4); `header_len` grows to hold it unless set
+    /// explicitly larger.
+    pub extension: Vec<u8>,
 }
 
 impl Default for Raw {
@@ -136,6 +139,7 @@ impl Default for Raw {
             meta: Vec::new(),
             sort_meta: true,
             extra_pool: Vec::new(),
+            extension: Vec::new(),
         }
     }
 }
@@ -150,6 +154,7 @@ fn layout_alignment(alignment: u32) -> u64 {
 
 impl Raw {
     pub fn encode(&self) -> Vec<u8> {
+        let header_len = self.header_len.max(HEADER_LEN_V1 + self.extension.len() as u32);
         let n = self.entries.len() as u64;
         let mut index: Vec<u32> = (0..n as u32).collect();
         index.sort_by(|&a, &b| self.entries[a as usize].name.cmp(&self.entries[b as usize].name));
@@ -190,7 +195,7 @@ impl Raw {
             meta.len() as u64 * u64::from(META_RECORD_LEN) + pool.len() as u64,
         ];
         let mut sections = [SectionRef::default(); 6];
-        let mut cursor = u64::from(self.header_len);
+        let mut cursor = u64::from(header_len);
         for (slot, len) in sections.iter_mut().zip(lengths) {
             *slot = SectionRef { offset: U64::new(cursor), length: U64::new(len) };
             cursor += len;
@@ -212,7 +217,7 @@ impl Raw {
             magic: MAGIC,
             version_major: U16::new(self.major),
             version_minor: U16::new(self.minor),
-            header_len: U32::new(self.header_len),
+            header_len: U32::new(header_len),
             incompat_flags: U64::new(self.incompat),
             compat_flags: U64::new(self.compat),
             total_len: U64::new(total),
@@ -224,7 +229,8 @@ impl Raw {
             reserved: [0; 8],
         };
         let mut out = header.as_bytes().to_vec();
-        out.resize(self.header_len as usize, 0);
+        out.extend_from_slice(&self.extension);
+        out.resize(header_len as usize, 0);
         for (i, e) in self.entries.iter().enumerate() {
             let d = Descriptor {
                 name_offset: U32::new(name_offsets[i]),
@@ -254,6 +260,34 @@ impl Raw {
         fix(&mut out);
         out
     }
+}
+
+/// One header-extension item: tag, body length, body, zero padding to a multiple of 8 (spec §3.4).
+pub fn extension_item(tag: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&tag.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    out.resize(out.len().next_multiple_of(8), 0);
+    out
+}
+
+/// A block geometry body: one 16-byte record per `(dtype, block_elements, block_bytes)`, in the order given.
+pub fn geometry_records(records: &[(u16, u32, u32)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &(dtype, elements, bytes) in records {
+        out.extend_from_slice(&dtype.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(&elements.to_le_bytes());
+        out.extend_from_slice(&bytes.to_le_bytes());
+        out.extend_from_slice(&[0; 4]);
+    }
+    out
+}
+
+/// The block geometry item (tag 1) for `records`.
+pub fn geometry(records: &[(u16, u32, u32)]) -> Vec<u8> {
+    extension_item(1, &geometry_records(records))
 }
 
 pub fn header_mut(bytes: &mut [u8]) -> &mut Header {

@@ -125,3 +125,91 @@ pub fn wrapped(mut inner: Vec<u8>, wraps: usize) -> Vec<u8> {
 pub fn nested_chain(levels: usize) -> Vec<u8> {
     wrapped(of_entries(vec![RawEntry::new("leaf", Dtype::F32, &[2], f32s(2))]), levels - 1)
 }
+
+/// An `array[]` item: its type, three zero bytes, its length, its value (spec §7.1, format 1.1).
+pub fn array_item(value_type: MetaType, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![value_type.code(), 0, 0, 0];
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// The block geometry item for the block dtypes `entries` use, as a 1.1 writer records it (spec §11.1).
+pub fn geometry_of(entries: &[RawEntry]) -> Vec<u8> {
+    let mut records: Vec<(u16, u32, u32)> = entries
+        .iter()
+        .filter_map(|e| match Dtype::from_code(e.dtype).packing() {
+            Some(tpack::Packing::Block { block_elems, block_bytes }) => {
+                Some((e.dtype, block_elems as u32, block_bytes as u32))
+            }
+            _ => None,
+        })
+        .collect();
+    records.sort();
+    records.dedup();
+    if records.is_empty() {
+        Vec::new()
+    } else {
+        geometry(&records)
+    }
+}
+
+/// A format 1.1 model: GGUF K-quants and other 1.1 dtypes with their geometry, and every 1.1 metadata type.
+/// Invalid 1.1 vectors are small edits of it.
+pub fn base_1_1() -> Raw {
+    let entries = vec![
+        RawEntry::new("blk.0.attn_q.weight", Dtype::Q4_K, &[2, 256], pattern(2 * 144, 11)),
+        RawEntry::new("blk.0.ffn_down.weight", Dtype::Q6_K, &[256], pattern(210, 12)),
+        RawEntry::new("blk.0.ffn_gate.weight", Dtype::Q5_0, &[2, 32], pattern(2 * 22, 13)),
+        RawEntry::new("blk.0.ffn_up.weight", Dtype::IQ4_NL, &[32], pattern(18, 14)),
+        RawEntry::new("blk.0.attn_k.weight", Dtype::MXFP4, &[64], pattern(2 * 17, 15)),
+        RawEntry::new("output.weight", Dtype::Q8_0, &[32], q8_0(1)),
+        RawEntry::new("output_norm.weight", Dtype::F32, &[4], f32s(4)),
+        RawEntry::new("fp4", Dtype::F4E2M1, &[2, 4], pattern(4, 16)),
+        RawEntry::new("z", Dtype::C64, &[2], f32s(4)),
+    ];
+    let u16s: Vec<u8> = [1u16, 65535].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let i16s: Vec<u8> = [-2i16, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let u32s: Vec<u8> = [7u32, 0xFFFF_FFFF].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let i32s: Vec<u8> = [-7i32, 9].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let f32s_bits: Vec<u8> = [0x7F80_0001u32, 0x3F80_0000].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let nested = [
+        array_item(MetaType::U32_ARRAY, &u32s),
+        array_item(MetaType::STRING_ARRAY, &string_array(&[b"a", b"bc"])),
+        array_item(MetaType::ARRAY_ARRAY, &array_item(MetaType::BOOL_ARRAY, &[1, 0, 1])),
+    ]
+    .concat();
+    Raw {
+        minor: 1,
+        extension: geometry_of(&entries),
+        entries,
+        meta: vec![
+            RawMeta::pooled("general.alignment", MetaType::U32, 32u32.to_le_bytes().to_vec()),
+            RawMeta::pooled("general.architecture", MetaType::STRING, b"llama".to_vec()),
+            RawMeta::pooled("t.u8", MetaType::U8, vec![200]),
+            RawMeta::pooled("t.i8", MetaType::I8, vec![0x80]),
+            RawMeta::pooled("t.u16", MetaType::U16, 513u16.to_le_bytes().to_vec()),
+            RawMeta::pooled("t.i16", MetaType::I16, (-513i16).to_le_bytes().to_vec()),
+            RawMeta::pooled("t.i32", MetaType::I32, (-70000i32).to_le_bytes().to_vec()),
+            RawMeta::pooled("t.f32", MetaType::F32, 0x7F80_0001u32.to_le_bytes().to_vec()),
+            RawMeta::pooled("t.u8[]", MetaType::U8_ARRAY, vec![1, 2, 255]),
+            RawMeta::pooled("t.i8[]", MetaType::I8_ARRAY, vec![0xFF, 1]),
+            RawMeta::pooled("t.u16[]", MetaType::U16_ARRAY, u16s),
+            RawMeta::pooled("t.i16[]", MetaType::I16_ARRAY, i16s),
+            RawMeta::pooled("t.u32[]", MetaType::U32_ARRAY, u32s.clone()),
+            RawMeta::pooled("t.i32[]", MetaType::I32_ARRAY, i32s),
+            RawMeta::pooled("t.f32[]", MetaType::F32_ARRAY, f32s_bits),
+            RawMeta::pooled("t.bool[]", MetaType::BOOL_ARRAY, vec![1, 0, 0, 1]),
+            RawMeta::pooled("t.array[]", MetaType::ARRAY_ARRAY, nested),
+            RawMeta::pooled("t.empty[]", MetaType::ARRAY_ARRAY, Vec::new()),
+        ],
+        ..Raw::default()
+    }
+}
+
+/// Encodes `base_1_1()` after `edit` has changed the model.
+pub fn model_1_1(edit: impl FnOnce(&mut Raw)) -> Vec<u8> {
+    let mut raw = base_1_1();
+    edit(&mut raw);
+    raw.encode()
+}

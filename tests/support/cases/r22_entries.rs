@@ -43,10 +43,10 @@ pub fn cases() -> Vec<Case> {
         invalid(
             ShapeOverflow,
             "unknown-dtype",
-            "a minor-1 file with an entry of dtype 77 (unknown, so skippable) and shape [2^63, 4]: the element \
+            "a minor-2 file with an entry of dtype 77 (unknown, so skippable) and shape [2^63, 4]: the element \
              count wraps u64, which R25 forbids for every entry, whatever its dtype",
             model(|r| {
-                r.minor = 1;
+                r.minor = 2;
                 r.entries[0].dtype = 77;
                 r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 4]);
             }),

@@ -135,13 +135,13 @@ pub fn cases() -> Vec<Case> {
         invalid(
             MetaValueShape,
             "unknown-type-reserved",
-            "a minor-1 record of unknown type with its reserved byte set",
+            "a minor-2 record of unknown type with its reserved byte set",
             of_unknown_type(|m| m.reserved = 1),
         ),
         invalid(
             MetaValueShape,
             "unknown-type-inline-value",
-            "a minor-1 record of unknown type with a non-zero inline value",
+            "a minor-2 record of unknown type with a non-zero inline value",
             of_unknown_type(|m| m.value = 9),
         ),
         // R48
@@ -164,10 +164,10 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
-/// The base model as a minor-1 file whose `blob` record has type 77, unknown to a 1.0 reader, then `edit`.
+/// The base model as a minor-2 file whose `blob` record has type 77, unknown to a 1.1 reader, then `edit`.
 fn of_unknown_type(edit: impl FnOnce(&mut RawMeta)) -> Vec<u8> {
     model(|r| {
-        r.minor = 1;
+        r.minor = 2;
         r.meta[5].value_type = 77;
         edit(&mut r.meta[5]);
     })

@@ -31,7 +31,19 @@ pub fn cases() -> Vec<Case> {
             "an entry of the largest rank",
             of_entries(vec![RawEntry::new("t", Dtype::I8, &[1, 2, 1, 2, 1, 2, 1, 2], pattern(16, 1))]),
         ),
-        valid("all-dtypes", "one entry of every dtype of format 1.0", of_entries(Dtype::ALL.iter().map(one_of).collect())),
+        valid(
+            "all-dtypes",
+            "one entry of every dtype of format 1.0",
+            of_entries(Dtype::ALL.iter().filter(|d| d.since_minor() == Some(0)).map(one_of).collect()),
+        ),
+        valid(
+            "all-dtypes-1-1",
+            "a minor-1 file with one entry of every dtype of format 1.1, and the geometry of each block dtype",
+            {
+                let entries: Vec<RawEntry> = Dtype::ALL.iter().map(one_of).collect();
+                Raw { minor: 1, extension: geometry_of(&entries), entries, ..Raw::default() }.encode()
+            },
+        ),
         valid(
             "nested",
             "a container holding a nested container (the example) next to a plain entry",
@@ -93,10 +105,10 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "newer-minor",
-            "a file of minor version 1: a longer header, an unknown dtype and an unknown metadata type are skipped, compat flags kept",
+            "a file of minor version 2, newer than the spec: an extension item of an unknown tag, an unknown dtype and an unknown metadata type are skipped, compat flags kept",
             Raw {
-                minor: 1,
-                header_len: 168,
+                minor: 2,
+                extension: extension_item(0x7000_0001, &[]),
                 compat: 0x8000_0000_0000_0001,
                 entries: vec![
                     RawEntry::new("known", Dtype::U16, &[2], vec![1, 0, 2, 0]),
@@ -112,9 +124,9 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "unknown-code-0-newer-minor",
-            "a minor-1 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
+            "a minor-2 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
             Raw {
-                minor: 1,
+                minor: 2,
                 entries: vec![RawEntry { dtype: 0, ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2]) }],
                 meta: vec![RawMeta { value_type: 0, ..RawMeta::pooled("zero.type", MetaType::BYTES, vec![7]) }],
                 ..Raw::default()
@@ -123,19 +135,14 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "header-extension",
-            "a minor-1 file whose 8 header bytes past 160 are not zero: checksummed, otherwise ignored",
-            {
-                let mut b = Raw {
-                    minor: 1,
-                    header_len: 168,
-                    entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])],
-                    ..Raw::default()
-                }
-                .encode();
-                b[160..168].copy_from_slice(b"future!\x01");
-                fix(&mut b);
-                b
-            },
+            "a minor-1 file with a header-extension item of a tag the spec does not define: checksummed, skipped",
+            Raw {
+                minor: 1,
+                extension: extension_item(0xABCD, b"future!\x01"),
+                entries: vec![RawEntry::new("x", Dtype::U8, &[1], vec![5])],
+                ..Raw::default()
+            }
+            .encode(),
         ),
         valid(
             "compat-flags-minor-0",
@@ -145,11 +152,11 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "nested-newer-minor",
-            "a minor-0 container nesting a minor-1 container with an unknown dtype: each header governs its own container",
+            "a minor-0 container nesting a minor-2 container with an unknown dtype: each header governs its own container",
             of_entries(vec![container(
                 "inner",
                 Raw {
-                    minor: 1,
+                    minor: 2,
                     entries: vec![RawEntry { dtype: 300, ..RawEntry::new("future", Dtype::U8, &[4], vec![1, 2, 3]) }],
                     ..Raw::default()
                 }
@@ -173,6 +180,43 @@ pub fn cases() -> Vec<Case> {
                 }),
             ]),
         ),
+        // Format 1.1.
+        valid(
+            "format-1-1",
+            "a minor-1 file: GGUF K-quants, IQ4_NL, MXFP4, Q8_0 and FP4 entries with their block geometry in the \
+             header extension, a C64 entry, and every 1.1 metadata type (an f32 signalling NaN, nested arrays)",
+            base_1_1().encode(),
+        ),
+        valid(
+            "unknown-dtype-with-geometry",
+            "a minor-2 file with dtypes 98 and 99, unknown to a 1.1 reader, whose geometry records (1 × 3 bytes, \
+             32 elements in 10 bytes) let the reader check their lengths",
+            {
+                let entries = vec![
+                    RawEntry::new("known.q4k", Dtype::Q4_K, &[256], pattern(144, 1)),
+                    RawEntry { dtype: 98, ..RawEntry::new("future.element", Dtype::U8, &[5], pattern(15, 2)) },
+                    RawEntry { dtype: 99, ..RawEntry::new("future.block", Dtype::U8, &[2, 64], pattern(40, 3)) },
+                ];
+                Raw {
+                    minor: 2,
+                    extension: geometry(&[(26, 256, 144), (98, 1, 3), (99, 32, 10)]),
+                    entries,
+                    ..Raw::default()
+                }
+                .encode()
+            },
+        ),
+        valid(
+            "metadata-only-1-1",
+            "a minor-1 file that uses 1.1 metadata types but no block dtype: no header extension",
+            Raw {
+                minor: 1,
+                entries: vec![RawEntry::new("w", Dtype::F32, &[2], f32s(2))],
+                meta: vec![RawMeta::pooled("n", MetaType::U32, 5u32.to_le_bytes().to_vec())],
+                ..Raw::default()
+            }
+            .encode(),
+        ),
     ]
 }
 
@@ -188,8 +232,8 @@ fn one_of(dtype: &Dtype) -> RawEntry {
         tpack::format::Packing::Element(size) => {
             RawEntry::new(&name, *dtype, &[2, 3], pattern(6 * size as usize, size as u8))
         }
-        tpack::format::Packing::Block { block_bytes, .. } => {
-            RawEntry::new(&name, *dtype, &[2, 32], pattern(2 * block_bytes as usize, 5))
+        tpack::format::Packing::Block { block_elems, block_bytes } => {
+            RawEntry::new(&name, *dtype, &[2, block_elems], pattern(2 * block_bytes as usize, 5))
         }
         tpack::format::Packing::Bytes if *dtype == Dtype::CONTAINER => {
             container(&name, Raw::default().encode())
