@@ -441,6 +441,10 @@ dtypes! {
     TQ2_0 = 40, "TQ2_0", Packing::Block { block_elems: 256, block_bytes: 66 };
     /// GGUF MXFP4 (format 1.1): 32 elements in 17 bytes (an E8M0 scale, 16 bytes of FP4 pairs).
     MXFP4 = 41, "MXFP4", Packing::Block { block_elems: 32, block_bytes: 17 };
+    /// GGUF NVFP4 (format 1.1): 64 elements in 36 bytes (four UE4M3 scales, 32 bytes of FP4 pairs).
+    NVFP4 = 42, "NVFP4", Packing::Block { block_elems: 64, block_bytes: 36 };
+    /// GGUF Q1_0 (format 1.1): 128 elements in 18 bytes (an F16 scale, 16 bytes of sign bits).
+    Q1_0 = 43, "Q1_0", Packing::Block { block_elems: 128, block_bytes: 18 };
     /// complex64 (format 1.1): a binary32 real part, then a binary32 imaginary part.
     C64 = 48, "C64", Packing::Element(8);
     /// OCP E8M0 scale, exponent only (format 1.1).

@@ -460,18 +460,18 @@ def cases():
     yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
     # section 10: an unknown dtype of a newer minor still gets R23, R24, R29-R32 and R33-R37
-    yield "R23-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=2),
+    yield "R23-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
                                            [(("d", 0), "rank", 9)]), "R23"
-    yield "R24-unknown-dtype-newer", patch(write([E("a", 42, (3,), b"xyz")], minor=2),
+    yield "R24-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
                                            [(("d", 0), "dim3", 1)]), "R24"
-    yield "R32-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", target=2 ** 64 - 2)], minor=2), "R32"
-    yield "R36-unknown-dtype-newer", write([E("a", 42, (3,), b"xyz", extra_pad=1)], minor=2), "R36"
-    yield "R27-not-for-unknown-dtype", write([E("a", 42, (), b"xyz")], minor=2), "valid"
+    yield "R32-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2), "R32"
+    yield "R36-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", extra_pad=1)], minor=2), "R36"
+    yield "R27-not-for-unknown-dtype", write([E("a", 44, (), b"xyz")], minor=2), "valid"
     # sections 4.1, 10, 12 (R25): the element-count bound holds for an unknown dtype too;
     # only the byte-length part of R25 (and R26-R28) needs the element size
-    yield "R25-unknown-dtype-newer", write([E("a", 42, (2 ** 63, 4), b"xyz")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-partial", write([E("a", 42, (2 ** 40, 2 ** 40, 0), b"")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-fits", write([E("a", 42, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=2), "valid"
+    yield "R25-unknown-dtype-newer", write([E("a", 44, (2 ** 63, 4), b"xyz")], minor=2), "R25"
+    yield "R25-unknown-dtype-newer-partial", write([E("a", 44, (2 ** 40, 2 ** 40, 0), b"")], minor=2), "R25"
+    yield "R25-unknown-dtype-newer-fits", write([E("a", 44, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=2), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
@@ -654,7 +654,7 @@ def cases():
 
 
 def cases_1_1():
-    """Version 1.1 (commit 94d5792): dtypes 20-41 and 48-54, the header extension (section 3.4) with
+    """Version 1.1 (commit 94d5792): dtypes 20-43 and 48-54, the header extension (section 3.4) with
     block geometry records (R51, R52, R53), and metadata types 11-26 (R47-R49 extended), with their
     section-13 decodings.  Every valid file of minor >= 1 here is also given to the frozen 1.0 reader
     (compatibility, section 10), by main()."""
@@ -722,7 +722,7 @@ def cases_1_1():
                      "offset": payload_offset(every_file, i), "length": len(e.payload), "alignment": 64,
                      "target": None, "checksum": zlib.crc32(e.payload)} for i, (c, e) in enumerate(zip(NEW_DT, every))]}
     lengths = {20: 20, 21: 22, 22: 24, 23: 36, 24: 84, 25: 110, 26: 144, 27: 176, 28: 210, 29: 292, 30: 66,
-               31: 74, 32: 98, 33: 50, 34: 18, 35: 110, 36: 82, 37: 136, 38: 56, 39: 54, 40: 66, 41: 17,
+               31: 74, 32: 98, 33: 50, 34: 18, 35: 110, 36: 82, 37: 136, 38: 56, 39: 54, 40: 66, 41: 17, 42: 36, 43: 18,
                48: 24, 49: 3, 50: 3, 51: 3, 52: 1, 53: 3, 54: 3}
     assert {c: len(e.payload) for c, e in zip(NEW_DT, every)} == lengths
     # a 1.1 file without block dtypes has header_len 160 (section 11.1)
@@ -766,9 +766,9 @@ def cases_1_1():
     # minor 1 is not newer than this reader: an unknown code is R22 even with a record (section 10)
     yield "R22-unknown-dtype-record-minor-1", write_ext([E("u", 99, (64,), bytes(20))],
                                                          ext=geometry_item([(99, 32, 10)])), "R22"
-    yield "R22-dtype-42-minor-1", write([E("a", 42, (3,), b"xyz")], minor=1), "R22"
+    yield "R22-dtype-44-minor-1", write([E("a", 44, (3,), b"xyz")], minor=1), "R22"
     yield "R22-dtype-55-minor-1", write([E("a", 55, (3,), b"xyz")], minor=1), "R22"
-    yield "R22-dtype-42-minor-0", write([E("a", 42, (3,), b"xyz")]), "R22"
+    yield "R22-dtype-44-minor-0", write([E("a", 44, (3,), b"xyz")]), "R22"
     # R52 before the entries: a record for an unknown code must itself be well formed
     yield "R52-unknown-dtype-record-bad", unk([E("u", 99, (64,), bytes(20))], [(99, 3, 10)]), "R52"
 

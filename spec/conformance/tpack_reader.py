@@ -11,7 +11,7 @@ Usage: python3 tpack_reader.py FILE
 Standard library only. Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
 bytes actually present.  Implements minor version 1 (spec 1.1, commit 94d5792:
-the GGUF/safetensors dtypes 20-41 and 48-54, the header extension of section
+the GGUF/safetensors dtypes 20-43 and 48-54, the header extension of section
 3.4 with its block geometry records and rules R51-R53, and the metadata types
 11-26); files of minor 2 and above get the leniency of section 10.  The 1.0
 reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits 9f04cc3, 6929620:
@@ -93,6 +93,8 @@ DTYPES = {
     39: ("TQ1_0", None, (256, 54)),
     40: ("TQ2_0", None, (256, 66)),
     41: ("MXFP4", None, (32, 17)),
+    42: ("NVFP4", None, (64, 36)),
+    43: ("Q1_0", None, (128, 18)),
     # version 1.1: safetensors / ml_dtypes types; the sub-byte ones are block dtypes for every rule
     48: ("C64", 8, None),
     49: ("F8E8M0", 1, None),
@@ -106,13 +108,13 @@ DT_RAW = 18
 DT_CONTAINER = 19
 
 
-FIRST_1_1_DTYPE = 20         # codes 20-41 and 48-54 are defined only in files of minor >= 1
+FIRST_1_1_DTYPE = 20         # codes 20-43 and 48-54 are defined only in files of minor >= 1
 FIRST_1_1_META_TYPE = 11     # types 11-26 likewise
 
 
 def dtype_info(code, minor):
     """The section-4.1 row of a dtype code as defined for a file of minor version `minor`
-    (R22: codes 1-19 for minor 0, and 20-41 and 48-54 too for minor >= 1), or None."""
+    (R22: codes 1-19 for minor 0, and 20-43 and 48-54 too for minor >= 1), or None."""
     if code >= FIRST_1_1_DTYPE and minor < 1:
         return None
     return DTYPES.get(code)
