@@ -69,7 +69,7 @@ pub enum MetaValue<'a> {
     /// `array[]` (format 1.1): arrays, each of its own array type.
     ArrayArray(ArrayArray<'a>),
     /// A type from a newer minor version, read from a file: its code and pool bytes. Writers refuse it (they
-    /// write format 1.0, where the code is not defined: R46).
+    /// write format 1.1 at most, where the code is not defined: R46).
     Unknown {
         /// The type code.
         code: u8,

@@ -30,6 +30,8 @@ fn every_code_has_one_spelling() {
         let dtype = Dtype::from_code(code);
         assert_eq!(dtype.code(), code);
         assert_eq!(dtype.is_known(), Dtype::ALL.contains(&dtype), "code {code}");
+        // The version table and the dtype table agree: a code is defined in some minor iff it is known.
+        assert_eq!(dtype.since_minor().is_some(), dtype.is_known(), "code {code}");
         if let Some(name) = dtype.name() {
             assert_eq!(Dtype::from_name(name), Some(dtype));
         }
@@ -40,6 +42,7 @@ fn every_code_has_one_spelling() {
         let t = MetaType::from_code(code);
         assert_eq!(t.code(), code);
         assert_eq!(t.is_known(), MetaType::ALL.contains(&t));
+        assert_eq!(t.since_minor().is_some(), t.is_known(), "type {code}");
         if let Some(name) = t.name() {
             assert_eq!(MetaType::from_name(name), Some(t));
         }
@@ -54,7 +57,9 @@ fn display_uses_the_spec_names() {
     assert_eq!(format!("{:?}", Dtype::BF16), "BF16");
     assert_eq!(format!("{:?}", Dtype::from_code(77)), "Dtype(77)");
     assert_eq!(MetaType::STRING_ARRAY.to_string(), "string[]");
-    assert_eq!(MetaType::from_code(12).to_string(), "type 12");
+    assert_eq!(MetaType::from_code(27).to_string(), "type 27");
+    assert_eq!(MetaType::I8.to_string(), "i8");
+    assert_eq!(Dtype::Q4_K.to_string(), "Q4_K");
 }
 
 /// `Dtype::byte_len` is the reader's own arithmetic (spec §4.1), each refusal naming its rule.
@@ -79,11 +84,11 @@ fn byte_len_follows_the_spec_and_names_the_rule() {
     for &dtype in Dtype::ALL {
         let dims: &[u64] = match dtype.packing() {
             Some(Packing::Bytes) => &[64],
-            _ => &[2, 64],
+            _ => &[2, 256],
         };
         let expected = match dtype.packing().unwrap() {
-            Packing::Element(size) => 128 * size,
-            Packing::Block { block_elems, block_bytes } => 128 / block_elems * block_bytes,
+            Packing::Element(size) => 512 * size,
+            Packing::Block { block_elems, block_bytes } => 512 / block_elems * block_bytes,
             Packing::Bytes => 64,
         };
         assert_eq!(dtype.byte_len(dims), Ok(expected), "{dtype}");

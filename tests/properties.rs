@@ -234,7 +234,8 @@ proptest! {
                 }
             }).collect(),
             ..Raw::default()
-        };
+        }
+        .canonical();
         prop_assert_eq!(raw.encode(), build(&entries, &meta));
     }
 

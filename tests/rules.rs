@@ -88,6 +88,9 @@ rule_tests! {
     r48_meta_bool => MetaBool,
     r49_meta_utf8 => MetaUtf8,
     r50_entry_checksum => EntryChecksum,
+    r51_extension_layout => ExtensionLayout,
+    r52_block_geometry => BlockGeometry,
+    r53_missing_geometry => MissingGeometry,
 }
 
 #[test]

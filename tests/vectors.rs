@@ -38,7 +38,7 @@ fn manifest() -> Value {
                                  "description": case.description}),
         })
         .collect();
-    json!({"format": "tpack", "version": [1, 0], "vectors": vectors})
+    json!({"format": "tpack", "version": [tpack::format::VERSION_MAJOR, tpack::format::VERSION_MINOR], "vectors": vectors})
 }
 
 #[test]

@@ -50,7 +50,9 @@ pub(super) fn geometry<'a>(bytes: &'a [u8], header: &Header) -> Result<&'a [Geom
 
 /// R52 for the body of a block geometry item.
 fn check_geometry(body: &[u8]) -> Result<&[GeometryRecord], Error> {
-    let count = body.len() / usize::try_from(GEOMETRY_RECORD_LEN).unwrap_or(usize::MAX);
+    // The record a body that is not a multiple of the record length breaks off in.
+    let count =
+        usize::try_from(GEOMETRY_RECORD_LEN).ok().and_then(|len| body.len().checked_div(len)).unwrap_or(0);
     let records = <[GeometryRecord]>::ref_from_bytes(body)
         .map_err(|_| Error::BlockGeometry { record: u32::try_from(count).unwrap_or(u32::MAX) })?;
     let mut previous: Option<u16> = None;

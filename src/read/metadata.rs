@@ -132,16 +132,12 @@ fn check_contents(record: u32, value_type: MetaType, value: &[u8]) -> Result<(),
         MetaType::STRING => {
             core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
         }
-        MetaType::STRING_ARRAY => {
-            if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) {
-                return Err(Error::MetaUtf8 { record });
-            }
+        MetaType::STRING_ARRAY
+            if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) =>
+        {
+            return Err(Error::MetaUtf8 { record });
         }
-        MetaType::BOOL_ARRAY => {
-            if value.iter().any(|&b| b > 1) {
-                return Err(Error::MetaBool { record });
-            }
-        }
+        MetaType::BOOL_ARRAY if value.iter().any(|&b| b > 1) => return Err(Error::MetaBool { record }),
         MetaType::ARRAY_ARRAY => {
             let mut rest = value;
             while let Some(item) = split_array_item(rest) {

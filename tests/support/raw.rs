@@ -153,6 +153,23 @@ fn layout_alignment(alignment: u32) -> u64 {
 }
 
 impl Raw {
+    /// This model with the version and header extension a writer gives it (spec §11.1): the lowest minor
+    /// that expresses its dtypes and metadata types and, in a minor-1 file, a geometry record for each block
+    /// dtype used.
+    pub fn canonical(mut self) -> Self {
+        let dtypes = self.entries.iter().map(|e| tpack::Dtype::from_code(e.dtype).since_minor());
+        let types = self.meta.iter().map(|m| tpack::MetaType::from_code(m.value_type).since_minor());
+        self.minor = dtypes.chain(types).map(|m| m.unwrap_or(0)).max().unwrap_or(0);
+        self.extension = Vec::new();
+        if self.minor >= 1 {
+            let records = block_records(&self.entries);
+            if !records.is_empty() {
+                self.extension = geometry(&records);
+            }
+        }
+        self
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let header_len = self.header_len.max(HEADER_LEN_V1 + self.extension.len() as u32);
         let n = self.entries.len() as u64;
@@ -260,6 +277,23 @@ impl Raw {
         fix(&mut out);
         out
     }
+}
+
+/// The geometry records `(dtype, block_elements, block_bytes)` of the block dtypes `entries` use, in dtype
+/// order, as a 1.1 writer records them (spec §11.1).
+pub fn block_records(entries: &[RawEntry]) -> Vec<(u16, u32, u32)> {
+    let mut records: Vec<(u16, u32, u32)> = entries
+        .iter()
+        .filter_map(|e| match tpack::Dtype::from_code(e.dtype).packing() {
+            Some(tpack::Packing::Block { block_elems, block_bytes }) => {
+                Some((e.dtype, block_elems as u32, block_bytes as u32))
+            }
+            _ => None,
+        })
+        .collect();
+    records.sort();
+    records.dedup();
+    records
 }
 
 /// One header-extension item: tag, body length, body, zero padding to a multiple of 8 (spec §3.4).

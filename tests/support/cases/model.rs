@@ -134,19 +134,19 @@ pub fn array_item(value_type: MetaType, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The block geometry item for the block dtypes `entries` use, as a 1.1 writer records it (spec §11.1).
+/// An `array[]` value of `levels` levels, the innermost holding one empty `u8[]`.
+pub fn nested_arrays(levels: usize) -> Vec<u8> {
+    let mut value = array_item(MetaType::U8_ARRAY, &[]);
+    for _ in 1..levels {
+        value = array_item(MetaType::ARRAY_ARRAY, &value);
+    }
+    value
+}
+
+/// The block geometry item for the block dtypes `entries` use (none if they use none), as a 1.1 writer
+/// records it (spec §11.1).
 pub fn geometry_of(entries: &[RawEntry]) -> Vec<u8> {
-    let mut records: Vec<(u16, u32, u32)> = entries
-        .iter()
-        .filter_map(|e| match Dtype::from_code(e.dtype).packing() {
-            Some(tpack::Packing::Block { block_elems, block_bytes }) => {
-                Some((e.dtype, block_elems as u32, block_bytes as u32))
-            }
-            _ => None,
-        })
-        .collect();
-    records.sort();
-    records.dedup();
+    let records = block_records(entries);
     if records.is_empty() {
         Vec::new()
     } else {
@@ -205,6 +205,13 @@ pub fn base_1_1() -> Raw {
         ],
         ..Raw::default()
     }
+}
+
+/// Makes `raw` a file of minor version 2, newer than this crate's reader, with the geometry records a 1.1
+/// writer would give its block entries, so that it breaks no 1.1 rule (R53) by being newer.
+pub fn as_minor_2(raw: &mut Raw) {
+    raw.minor = 2;
+    raw.extension = geometry_of(&raw.entries);
 }
 
 /// Encodes `base_1_1()` after `edit` has changed the model.

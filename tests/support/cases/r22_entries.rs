@@ -1,12 +1,14 @@
-//! Spec §12, entries group (§4): R22–R32, each an edit of one descriptor of the base model.
+//! Spec §12, entries group (§4): R22–R32 and R53, each an edit of one descriptor of the base model (or, for
+//! the rules of format 1.1, of the 1.1 model).
 
 use tpack::{Dtype, Rule::*};
 
+use super::super::raw::*;
 use super::model::*;
 use super::Case;
 
 pub fn cases() -> Vec<Case> {
-    vec![
+    let mut cases = vec![
         // R22
         invalid(
             UnknownDtype,
@@ -46,9 +48,9 @@ pub fn cases() -> Vec<Case> {
             "a minor-2 file with an entry of dtype 77 (unknown, so skippable) and shape [2^63, 4]: the element \
              count wraps u64, which R25 forbids for every entry, whatever its dtype",
             model(|r| {
-                r.minor = 2;
                 r.entries[0].dtype = 77;
                 r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 4]);
+                as_minor_2(r);
             }),
         ),
         invalid(
@@ -130,5 +132,103 @@ pub fn cases() -> Vec<Case> {
             "target + length exceeds 2^64",
             model(|r| r.entries[CODE].target = u64::MAX - 50),
         ),
+    ];
+    cases.extend(format_1_1());
+    // In rule order, each rule's cases in the order given (a stable sort).
+    cases.sort_by_key(|c| c.rule.map(|r| r.id()[1..].parse::<u32>().unwrap()));
+    cases
+}
+
+/// The entry rules as format 1.1 changes them: its dtypes, geometry records for unknown codes, and R53.
+fn format_1_1() -> Vec<Case> {
+    vec![
+        invalid(
+            UnknownDtype,
+            "1-1-dtype-in-minor-0",
+            "a Q4_K entry (format 1.1) in a minor-0 file",
+            model(|r| r.entries[5].dtype = Dtype::Q4_K.code()),
+        ),
+        invalid(
+            UnknownDtype,
+            "code-44-minor-1",
+            "dtype code 44, undefined in 1.1, in a minor-1 file",
+            model_1_1(|r| r.entries[6].dtype = 44),
+        ),
+        invalid(
+            ShapeOverflow,
+            "unknown-dtype-record-bytes",
+            "a minor-2 file with dtype 98, recorded as 1 element of 2^31 bytes, and shape [2^33]: the byte length \
+             that the record gives wraps u64",
+            newer_with_record((98, 1, 1 << 31), &[1 << 33], Vec::new()),
+        ),
+        invalid(
+            BlockShape,
+            "q4k-inner-128",
+            "a Q4_K entry of shape [4, 128]: 128 is not a multiple of its 256-element block",
+            model_1_1(|r| r.entries[0].dims[..2].copy_from_slice(&[4, 128])),
+        ),
+        invalid(
+            BlockShape,
+            "unknown-dtype-record",
+            "a minor-2 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, and shape [48]",
+            newer_with_record((99, 32, 10), &[48], vec![0; 15]),
+        ),
+        invalid(
+            LengthMismatch,
+            "q6k-short",
+            "a Q6_K entry of one 256-element block with 209 bytes, not 210",
+            model_1_1(|r| {
+                r.entries[1].data.pop();
+            }),
+        ),
+        invalid(
+            LengthMismatch,
+            "unknown-dtype-record",
+            "a minor-2 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, shape [64] and 19 bytes",
+            newer_with_record((99, 32, 10), &[64], vec![0; 19]),
+        ),
+        invalid(
+            MissingGeometry,
+            "q4k",
+            "a minor-1 file whose geometry has no record for its Q4_K entry",
+            model_1_1(|r| r.extension = geometry(&without(&block_records(&r.entries), Dtype::Q4_K))),
+        ),
+        invalid(
+            MissingGeometry,
+            "q8-0",
+            "a minor-1 file whose geometry has no record for its Q8_0 entry (a dtype of 1.0, recorded all the same)",
+            model_1_1(|r| r.extension = geometry(&without(&block_records(&r.entries), Dtype::Q8_0))),
+        ),
+        invalid(
+            MissingGeometry,
+            "no-extension",
+            "a minor-1 file of the 1.0 model (Q8_0) with no header extension",
+            model(|r| r.minor = 1),
+        ),
+        invalid(
+            MissingGeometry,
+            "minor-2",
+            "a minor-2 file of the 1.1 model with no header extension: R53 holds for every minor from 1",
+            model_1_1(|r| {
+                r.minor = 2;
+                r.extension.clear();
+            }),
+        ),
     ]
+}
+
+/// `records` without the one for `dtype`.
+fn without(records: &[(u16, u32, u32)], dtype: Dtype) -> Vec<(u16, u32, u32)> {
+    records.iter().copied().filter(|r| r.0 != dtype.code()).collect()
+}
+
+/// A minor-2 file with one entry of the code that `record` describes, of shape `dims` and payload `data`.
+fn newer_with_record(record: (u16, u32, u32), dims: &[u64], data: Vec<u8>) -> Vec<u8> {
+    Raw {
+        minor: 2,
+        extension: geometry(&[record]),
+        entries: vec![RawEntry { dtype: record.0, ..RawEntry::new("future", Dtype::U8, dims, data) }],
+        ..Raw::default()
+    }
+    .encode()
 }

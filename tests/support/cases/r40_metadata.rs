@@ -9,7 +9,7 @@ use super::model::*;
 use super::Case;
 
 pub fn cases() -> Vec<Case> {
-    vec![
+    let mut cases = vec![
         // R40
         invalid(
             MetaBounds,
@@ -161,13 +161,160 @@ pub fn cases() -> Vec<Case> {
                 r.meta[7].bytes = string_array(&[b"ok", b"\x80"]);
             }),
         ),
+    ];
+    cases.extend(format_1_1());
+    // In rule order, each rule's cases in the order given (a stable sort).
+    cases.sort_by_key(|c| c.rule.map(|r| r.id()[1..].parse::<u32>().unwrap()));
+    cases
+}
+
+/// The metadata rules for the value types of format 1.1, each an edit of the 1.1 model's records.
+fn format_1_1() -> Vec<Case> {
+    let u32s: Vec<u8> = [1u32, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
+    vec![
+        invalid(
+            MetaUnknownType,
+            "1-1-type-in-minor-0",
+            "a u32 value (format 1.1) in a minor-0 file",
+            model(|r| r.meta.push(RawMeta::pooled("zz.u32", MetaType::U32, 5u32.to_le_bytes().to_vec()))),
+        ),
+        invalid(
+            MetaUnknownType,
+            "type-27-minor-1",
+            "metadata type 27, undefined in 1.1, in a minor-1 file",
+            meta_1_1("t.u8", |m| m.value_type = 27),
+        ),
+        invalid(MetaValueShape, "u16-3-bytes", "a u16 value of 3 bytes", meta_1_1("t.u16", |m| m.bytes.push(0))),
+        invalid(MetaValueShape, "u8-empty", "a u8 value of 0 bytes", meta_1_1("t.u8", |m| m.bytes.clear())),
+        invalid(
+            MetaValueShape,
+            "f32-inline",
+            "an f32 value stored inline (value 1, no pool bytes): the 1.1 types are all pool types",
+            meta_1_1("t.f32", |m| {
+                m.bytes.clear();
+                m.value = 1;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "f32-array-6-bytes",
+            "an f32[] value of 6 bytes",
+            meta_1_1("t.f32[]", |m| m.bytes.truncate(6)),
+        ),
+        invalid(
+            MetaValueShape,
+            "i16-array-odd",
+            "an i16[] value of 3 bytes",
+            meta_1_1("t.i16[]", |m| m.bytes.truncate(3)),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-header-cut",
+            "an array[] value of 5 bytes: an item header cut short",
+            meta_1_1("t.array[]", |m| m.bytes = vec![MetaType::U8_ARRAY.code(), 0, 0, 0, 1]),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-past-value",
+            "an array[] item whose length runs past the value",
+            meta_1_1("t.array[]", |m| {
+                let mut item = array_item(MetaType::U32_ARRAY, &u32s);
+                item[4] += 4;
+                m.bytes = item;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-reserved",
+            "an array[] item header with a non-zero reserved byte",
+            meta_1_1("t.array[]", |m| {
+                let mut item = array_item(MetaType::U32_ARRAY, &u32s);
+                item[2] = 1;
+                m.bytes = item;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-scalar",
+            "an array[] item of type u64, which is not an array type",
+            meta_1_1("t.array[]", |m| m.bytes = array_item(MetaType::U64, &7u64.to_le_bytes())),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-bytes",
+            "an array[] item of type bytes, which is not an array type",
+            meta_1_1("t.array[]", |m| m.bytes = array_item(MetaType::BYTES, b"xy")),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-body",
+            "an array[] item of type u32[] with a 3-byte body",
+            meta_1_1("t.array[]", |m| m.bytes = array_item(MetaType::U32_ARRAY, &[1, 2, 3])),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-item-string-array-framing",
+            "an array[] item of type string[] whose item length runs past the item",
+            meta_1_1("t.array[]", |m| m.bytes = array_item(MetaType::STRING_ARRAY, &[9, 0, 0, 0, b'a'])),
+        ),
+        invalid(
+            MetaValueShape,
+            "array-depth-9",
+            "array[] nested 9 levels deep, one more than allowed",
+            meta_1_1("t.array[]", |m| m.bytes = nested_arrays(9)),
+        ),
+        invalid(
+            MetaValueShape,
+            "framing-before-bool",
+            "an array[] holding a bool[] with a 2, then an item past the value: R47 for the whole value first",
+            meta_1_1("t.array[]", |m| {
+                let mut bad = array_item(MetaType::U8_ARRAY, &[1]);
+                bad[4] = 9;
+                m.bytes = [array_item(MetaType::BOOL_ARRAY, &[2]), bad].concat();
+            }),
+        ),
+        invalid(MetaBool, "bool-array", "a bool[] element of 2", meta_1_1("t.bool[]", |m| m.bytes[1] = 2)),
+        invalid(
+            MetaBool,
+            "nested-bool-array",
+            "a bool[] element of 255 inside an array[] inside an array[]",
+            meta_1_1("t.array[]", |m| {
+                m.bytes = array_item(MetaType::ARRAY_ARRAY, &array_item(MetaType::BOOL_ARRAY, &[1, 255]))
+            }),
+        ),
+        invalid(
+            MetaBool,
+            "before-utf8",
+            "an array[] whose first item is a bool[] with a 3 and whose second is a string[] with bad UTF-8: \
+             depth-first, the bool comes first",
+            meta_1_1("t.array[]", |m| {
+                m.bytes = [
+                    array_item(MetaType::BOOL_ARRAY, &[3]),
+                    array_item(MetaType::STRING_ARRAY, &string_array(&[b"\xff"])),
+                ]
+                .concat()
+            }),
+        ),
+        invalid(
+            MetaUtf8,
+            "nested-string-array",
+            "a string[] item with a lone 0xC3 inside an array[]",
+            meta_1_1("t.array[]", |m| {
+                m.bytes = array_item(MetaType::STRING_ARRAY, &string_array(&[b"ok", b"\xc3"]))
+            }),
+        ),
     ]
+}
+
+/// The 1.1 model with the record keyed `key` changed by `edit`.
+fn meta_1_1(key: &str, edit: impl FnOnce(&mut RawMeta)) -> Vec<u8> {
+    model_1_1(|r| edit(r.meta.iter_mut().find(|m| m.key == key.as_bytes()).unwrap()))
 }
 
 /// The base model as a minor-2 file whose `blob` record has type 77, unknown to a 1.1 reader, then `edit`.
 fn of_unknown_type(edit: impl FnOnce(&mut RawMeta)) -> Vec<u8> {
     model(|r| {
-        r.minor = 2;
+        as_minor_2(r);
         r.meta[5].value_type = 77;
         edit(&mut r.meta[5]);
     })

@@ -217,6 +217,17 @@ pub fn cases() -> Vec<Case> {
             }
             .encode(),
         ),
+        valid(
+            "array-depth-8",
+            "a minor-1 file with an array[] value nested 8 levels deep, the most allowed",
+            Raw {
+                minor: 1,
+                entries: vec![RawEntry::new("w", Dtype::F32, &[2], f32s(2))],
+                meta: vec![RawMeta::pooled("deep", MetaType::ARRAY_ARRAY, nested_arrays(8))],
+                ..Raw::default()
+            }
+            .encode(),
+        ),
     ]
 }
 
