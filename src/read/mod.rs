@@ -19,7 +19,7 @@ use core::fmt;
 use zerocopy::little_endian::U32;
 
 use crate::error::Error;
-use crate::format::{Descriptor, Dtype, GeometryRecord, Header, Packing};
+use crate::format::{Descriptor, Dtype, Header, Packing};
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use metadata::{MetaIter, Metadata};
@@ -39,8 +39,6 @@ pub struct Container<'a> {
     metadata: Metadata<'a>,
     /// One stored CRC per entry (the trailer without its own checksum).
     checksums: &'a [U32],
-    /// The block geometry records of the header extension, sorted by code.
-    geometry: &'a [GeometryRecord],
     depth: u8,
 }
 
@@ -82,7 +80,6 @@ impl<'a> Container<'a> {
             names: sections.names,
             metadata: Metadata::EMPTY,
             checksums: sections.checksums,
-            geometry,
             depth,
         };
         names::check_names(sections.table, sections.names)?;
@@ -162,7 +159,10 @@ impl<'a> Container<'a> {
     /// not know, it is how the reader checked the entries' lengths.
     #[must_use]
     pub fn geometry(&self, dtype: Dtype) -> Option<Packing> {
-        extension::find(self.geometry, dtype).map(extension::packing_of)
+        // Read again rather than kept in `Container`: it is rarely asked for, and a smaller `Container` keeps
+        // the reader's code small on a microcontroller (copies of it stay inline, without a `memcpy`).
+        let records = extension::geometry(self.bytes, self.header).ok()?;
+        extension::find(records, dtype).map(extension::packing_of)
     }
 
     /// The metadata: lookups by key and iteration in key order.
