@@ -6,8 +6,8 @@ mod support;
 use proptest::prelude::*;
 use support::raw::{Raw, RawEntry, RawMeta};
 use tpack::format::Packing;
-use tpack::zerocopy::little_endian::U64;
-use tpack::{Builder, Container, Dtype, EntryDecl, MetaType, MetaValue, StringArray};
+use tpack::zerocopy::little_endian::{F32, U16, U32, U64};
+use tpack::{ArrayArray, Builder, Container, Dtype, EntryDecl, MetaType, MetaValue, StringArray};
 
 /// Proptest cases: many natively, a handful under Miri, which interprets every instruction.
 fn cases() -> u32 {
@@ -48,6 +48,57 @@ enum MetaModel {
     Bytes(Vec<u8>),
     U64s(Vec<u64>),
     Strings(Vec<String>),
+    // Format 1.1: a pool scalar of each width, fixed-width arrays, bool[] and array[].
+    U8(u8),
+    I16(i16),
+    U32(u32),
+    /// An f32 by its bits, NaN payloads included.
+    F32(u32),
+    U16s(Vec<u16>),
+    F32s(Vec<u32>),
+    Bools(Vec<bool>),
+    /// An `array[]` of `u32[]` items.
+    Nested(Vec<Vec<u32>>),
+}
+
+impl MetaModel {
+    /// The value's bytes in the pool (spec §7.1), for a pool type of format 1.1.
+    fn pool_bytes(&self) -> Vec<u8> {
+        let le32 = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        match self {
+            MetaModel::U8(v) => vec![*v],
+            MetaModel::I16(v) => v.to_le_bytes().to_vec(),
+            MetaModel::U32(v) | MetaModel::F32(v) => v.to_le_bytes().to_vec(),
+            MetaModel::U16s(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            MetaModel::F32s(v) => le32(v),
+            MetaModel::Bools(v) => v.iter().map(|&b| u8::from(b)).collect(),
+            MetaModel::Nested(items) => items
+                .iter()
+                .flat_map(|item| {
+                    let body = le32(item);
+                    let mut out = vec![MetaType::U32_ARRAY.code(), 0, 0, 0];
+                    out.extend((body.len() as u32).to_le_bytes());
+                    out.extend(body);
+                    out
+                })
+                .collect(),
+            other => unreachable!("{other:?} is not a 1.1 pool type"),
+        }
+    }
+
+    fn meta_type(&self) -> MetaType {
+        match self {
+            MetaModel::U8(_) => MetaType::U8,
+            MetaModel::I16(_) => MetaType::I16,
+            MetaModel::U32(_) => MetaType::U32,
+            MetaModel::F32(_) => MetaType::F32,
+            MetaModel::U16s(_) => MetaType::U16_ARRAY,
+            MetaModel::F32s(_) => MetaType::F32_ARRAY,
+            MetaModel::Bools(_) => MetaType::BOOL_ARRAY,
+            MetaModel::Nested(_) => MetaType::ARRAY_ARRAY,
+            other => unreachable!("{other:?} is not a 1.1 pool type"),
+        }
+    }
 }
 
 fn length_of(dtype: Dtype, shape: &[u64]) -> u64 {
@@ -99,6 +150,15 @@ fn meta_strategy() -> impl Strategy<Value = MetaModel> {
         proptest::collection::vec(any::<u8>(), 0..10).prop_map(MetaModel::Bytes),
         proptest::collection::vec(any::<u64>(), 0..5).prop_map(MetaModel::U64s),
         proptest::collection::vec(".{0,4}", 0..5).prop_map(MetaModel::Strings),
+        any::<u8>().prop_map(MetaModel::U8),
+        any::<i16>().prop_map(MetaModel::I16),
+        any::<u32>().prop_map(MetaModel::U32),
+        any::<u32>().prop_map(MetaModel::F32),
+        proptest::collection::vec(any::<u16>(), 0..5).prop_map(MetaModel::U16s),
+        proptest::collection::vec(any::<u32>(), 0..5).prop_map(MetaModel::F32s),
+        proptest::collection::vec(any::<bool>(), 0..5).prop_map(MetaModel::Bools),
+        proptest::collection::vec(proptest::collection::vec(any::<u32>(), 0..3), 0..3)
+            .prop_map(MetaModel::Nested),
     ]
 }
 
@@ -126,6 +186,10 @@ fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
     for (key, value) in meta {
         let strings: Vec<&str>;
         let words: Vec<U64>;
+        let halves: Vec<U16>;
+        let floats: Vec<F32>;
+        let arrays: Vec<Vec<U32>>;
+        let items: Vec<MetaValue<'_>>;
         let value = match value {
             MetaModel::U64(v) => MetaValue::U64(*v),
             MetaModel::I64(v) => MetaValue::I64(*v),
@@ -140,6 +204,24 @@ fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
             MetaModel::Strings(v) => {
                 strings = v.iter().map(String::as_str).collect();
                 MetaValue::StringArray(StringArray::new(&strings))
+            }
+            MetaModel::U8(v) => MetaValue::U8(*v),
+            MetaModel::I16(v) => MetaValue::I16(*v),
+            MetaModel::U32(v) => MetaValue::U32(*v),
+            MetaModel::F32(v) => MetaValue::F32(f32::from_bits(*v)),
+            MetaModel::U16s(v) => {
+                halves = v.iter().map(|&x| U16::new(x)).collect();
+                MetaValue::U16Array(&halves)
+            }
+            MetaModel::F32s(v) => {
+                floats = v.iter().map(|&x| F32::from_bytes(x.to_le_bytes())).collect();
+                MetaValue::F32Array(&floats)
+            }
+            MetaModel::Bools(v) => MetaValue::BoolArray(v),
+            MetaModel::Nested(v) => {
+                arrays = v.iter().map(|a| a.iter().map(|&x| U32::new(x)).collect()).collect();
+                items = arrays.iter().map(|a| MetaValue::U32Array(a)).collect();
+                MetaValue::ArrayArray(ArrayArray::new(&items))
             }
         };
         b.metadata(key, value).unwrap();
@@ -175,6 +257,26 @@ fn check_matches(c: &Container<'_>, entries: &[EntryModel], meta: &[(String, Met
             }
             (MetaModel::Strings(a), MetaValue::StringArray(b)) => {
                 assert_eq!(*a, b.collect::<Vec<_>>())
+            }
+            (MetaModel::U8(a), MetaValue::U8(b)) => assert_eq!(*a, b),
+            (MetaModel::I16(a), MetaValue::I16(b)) => assert_eq!(*a, b),
+            (MetaModel::U32(a), MetaValue::U32(b)) => assert_eq!(*a, b),
+            (MetaModel::F32(a), MetaValue::F32(b)) => assert_eq!(*a, b.to_bits()),
+            (MetaModel::U16s(a), MetaValue::U16Array(b)) => {
+                assert_eq!(*a, b.iter().map(|v| v.get()).collect::<Vec<_>>())
+            }
+            (MetaModel::F32s(a), MetaValue::F32Array(b)) => {
+                assert_eq!(*a, b.iter().map(|v| v.get().to_bits()).collect::<Vec<_>>())
+            }
+            (MetaModel::Bools(a), MetaValue::BoolArray(b)) => assert_eq!(a.as_slice(), b),
+            (MetaModel::Nested(a), MetaValue::ArrayArray(b)) => {
+                let got: Vec<Vec<u32>> = b
+                    .map(|item| match item {
+                        MetaValue::U32Array(x) => x.iter().map(|v| v.get()).collect(),
+                        other => panic!("{key}: an array[] item came back as {other:?}"),
+                    })
+                    .collect();
+                assert_eq!(*a, got);
             }
             (m, got) => panic!("{key}: {m:?} came back as {got:?}"),
         }
@@ -232,6 +334,7 @@ proptest! {
                     let items: Vec<&[u8]> = a.iter().map(|s| s.as_bytes()).collect();
                     RawMeta::pooled(k, MetaType::STRING_ARRAY, support::raw::string_array(&items))
                 }
+                m => RawMeta::pooled(k, m.meta_type(), m.pool_bytes()),
             }).collect(),
             ..Raw::default()
         }
