@@ -263,7 +263,10 @@ fn unpack_then_pack_is_byte_identical_for_every_vector() {
         let c = Container::parse(&bytes).unwrap();
         let files = dir.path().join(format!("unpacked-{checked}"));
         let o = run!("unpack", input, "-o", files);
-        if c.version().1 != 0 || c.entries().any(|e| e.dtype().name().is_none()) {
+        // What a writer of this version would not write so: a newer minor, or a minor-1 header extension with
+        // an item of a tag it does not know.
+        let name = input.file_stem().unwrap().to_str().unwrap();
+        if c.version().1 > 1 || name == "header-extension" {
             assert_fails(&o, 3, &["cannot repack", ""]);
             continue;
         }

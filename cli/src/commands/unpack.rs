@@ -130,12 +130,30 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
             v.value_type().code()
         )));
     }
+    // A writer gives content the lowest minor that expresses it (spec §11.1), and in a minor-1 file a header
+    // of 160 bytes plus the block geometry item (8 bytes and 16 per block dtype used); anything else (an older
+    // writer's choice, an extension item of a tag this tool does not know) would not come back the same.
     let (_, minor) = c.version();
-    if minor != tpack::format::VERSION_MINOR {
+    let dtypes = c.entries().map(|e| e.dtype().since_minor());
+    let types = c.metadata().iter().map(|(_, v)| v.value_type().since_minor());
+    let canonical = dtypes.chain(types).map(|m| m.unwrap_or(0)).max().unwrap_or(0);
+    let mut block_dtypes: Vec<u16> = c
+        .entries()
+        .filter(|e| matches!(e.dtype().packing(), Some(tpack::format::Packing::Block { .. })))
+        .map(|e| e.dtype().code())
+        .collect();
+    block_dtypes.sort_unstable();
+    block_dtypes.dedup();
+    let header_len = match (canonical, block_dtypes.len()) {
+        (0, _) | (_, 0) => 160,
+        (_, k) => 160 + 8 + 16 * k as u64,
+    };
+    if minor != canonical || u64::from(c.header().header_len.get()) != header_len {
         return Err(CliError::input(format!(
-            "{} is tpack 1.{minor}; this tool writes 1.{}, so it cannot repack it byte for byte",
+            "{} is tpack 1.{minor} with a {}-byte header; this tool would write its content as tpack 1.{canonical} \
+             with a {header_len}-byte header, so it cannot repack it byte for byte",
             path.display(),
-            tpack::format::VERSION_MINOR
+            c.header().header_len.get()
         )));
     }
     Ok(())
