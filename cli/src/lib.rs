@@ -15,6 +15,7 @@ mod fsutil;
 mod json_strict;
 mod manifest;
 mod natural;
+mod owned_value;
 mod output;
 mod progress;
 mod safe_names;
