@@ -90,7 +90,9 @@ pub fn meta_value_json(value: &MetaValue<'_>) -> Value {
         MetaValue::F32Array(a) => json!(a.iter().map(|v| f32_hex(v.get())).collect::<Vec<_>>()),
         MetaValue::BoolArray(a) => json!(a),
         MetaValue::ArrayArray(items) => Value::Array(
-            (*items).map(|item| json!({"type": meta_type_json(&item), "value": meta_value_json(&item)})).collect(),
+            (*items)
+                .map(|item| json!({"type": meta_type_json(&item), "value": meta_value_json(&item)}))
+                .collect(),
         ),
         MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
         // `MetaValue` is non-exhaustive; a future variant is shown as its type only.

@@ -711,13 +711,12 @@ fn array_of<T>(
 /// An f32 from the 8 lowercase or uppercase hex digits of its bit pattern (spec §13's form, which `unpack`
 /// writes): every f32, NaN payloads and signalling NaNs included, is exact.
 fn f32_of(v: &Json) -> std::result::Result<f32, String> {
-    let s = v.as_str().ok_or_else(|| format!("{v} is not a string of the 8 hex digits of an f32 bit pattern"))?;
+    let s =
+        v.as_str().ok_or_else(|| format!("{v} is not a string of the 8 hex digits of an f32 bit pattern"))?;
     let digits = s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
-    digits
-        .then(|| u32::from_str_radix(s, 16).ok())
-        .flatten()
-        .map(f32::from_bits)
-        .ok_or_else(|| format!("{s:?} is not the 8 hex digits of an f32 bit pattern (such as \"3f800000\" for 1)"))
+    digits.then(|| u32::from_str_radix(s, 16).ok()).flatten().map(f32::from_bits).ok_or_else(|| {
+        format!("{s:?} is not the 8 hex digits of an f32 bit pattern (such as \"3f800000\" for 1)")
+    })
 }
 
 /// An integer of a narrow type `T`, range-checked.
@@ -753,7 +752,11 @@ fn meta_value_at(
         "i64" => value(i64_of(v).map(OwnedValue::I64)),
         "f64" => value(f64_of(v).map(OwnedValue::F64)),
         "bool" => value(bool_of(v).map(OwnedValue::Bool)),
-        "string" => value(v.as_str().map(|s| OwnedValue::String(s.to_owned())).ok_or_else(|| format!("{v} is not a string"))),
+        "string" => value(
+            v.as_str()
+                .map(|s| OwnedValue::String(s.to_owned()))
+                .ok_or_else(|| format!("{v} is not a string")),
+        ),
         "bytes" => value(
             v.as_str()
                 .ok_or_else(|| format!("{v} is not a string of hex digits"))
@@ -783,10 +786,7 @@ fn meta_value_at(
         "f32[]" => value(array_of(v, f32_of).map(OwnedValue::F32Array)),
         "bool[]" => value(array_of(v, bool_of).map(OwnedValue::BoolArray)),
         "array[]" => value(array_of(v, |item| array_item(item, depth)).map(OwnedValue::ArrayArray)),
-        other => Err((
-            "type",
-            format!("{other:?} is not a metadata type (known: {})", type_names()),
-        )),
+        other => Err(("type", format!("{other:?} is not a metadata type (known: {})", type_names()))),
     }
 }
 
