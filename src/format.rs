@@ -569,7 +569,7 @@ impl Dtype {
     pub const fn since_minor(self) -> Option<u16> {
         match self.0 {
             1..=19 => Some(0),
-            20..=41 | 48..=54 => Some(1),
+            20..=43 | 48..=54 => Some(1),
             _ => None,
         }
     }
