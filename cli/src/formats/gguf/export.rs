@@ -194,11 +194,13 @@ fn tensors<'c>(input: &Path, container: &Container<'c>) -> Result<Vec<Tensor<'c>
                 return Err(refuse("is a nested container, which GGUF cannot hold".into()))
             }
             (_, Some(t)) => t,
-            (_, None) => return Err(refuse(format!(
+            (_, None) => {
+                return Err(refuse(format!(
                 "has dtype {}, which GGUF has no tensor type for (GGUF holds F32, F16, BF16, F64, I8, I16, \
                      I32, I64 and the GGML block types)",
                 dtype_name(dtype)
-            ))),
+            )))
+            }
         };
         if let Some(t) = e.target() {
             return Err(refuse(format!("has a load address ({t:#x}), which GGUF has no place for")));
