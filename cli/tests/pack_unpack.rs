@@ -203,7 +203,7 @@ fn manifest_problems_name_the_entry_and_field() {
     pack_fails(
         json!({"tpack_manifest": 1, "entries": [], "metadata": [
             {"key": "k", "type": "u64", "value": -1},
-            {"key": "k", "type": "u32", "value": 1}
+            {"key": "k", "type": "u128", "value": 1}
         ]}),
         &[],
         &[
@@ -211,7 +211,7 @@ fn manifest_problems_name_the_entry_and_field() {
             "metadata record 0 (\"k\"), field \"value\"",
             "metadata record 1 (\"k\")",
             "duplicates the key",
-            "\"u32\" is not a metadata type",
+            "\"u128\" is not a metadata type",
         ],
     );
     pack_fails(json!({"entries": []}), &[], &["\"tpack_manifest\" is missing"]);
@@ -263,7 +263,7 @@ fn unpack_then_pack_is_byte_identical_for_every_vector() {
         let c = Container::parse(&bytes).unwrap();
         let files = dir.path().join(format!("unpacked-{checked}"));
         let o = run!("unpack", input, "-o", files);
-        if c.version().1 != 0 || c.entries().any(|e| e.dtype().name().is_none()) {
+        if c.version().1 > tpack::format::VERSION_MINOR || c.entries().any(|e| e.dtype().name().is_none()) {
             assert_fails(&o, 3, &["cannot repack", ""]);
             continue;
         }

@@ -112,8 +112,8 @@ fn manifest_value(value: &MetaValue<'_>) -> Json {
     }
 }
 
-/// Refuses what `pack` could not write back byte for byte: codes from a newer minor version, and a header
-/// longer than 1.0's.
+/// Refuses what `pack` could not write back byte for byte: codes this tool does not know, and a file of a
+/// newer minor version.
 fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     if let Some(e) = c.entries().find(|e| e.dtype().name().is_none()) {
         return Err(CliError::input(format!(
@@ -130,10 +130,12 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
             v.value_type().code()
         )));
     }
+    // The writer gives a container the lowest minor version its dtypes and metadata types need, so any file
+    // up to this tool's minor comes back with its own; a newer one could hold what this tool cannot write.
     let (_, minor) = c.version();
-    if minor != tpack::format::VERSION_MINOR {
+    if minor > tpack::format::VERSION_MINOR {
         return Err(CliError::input(format!(
-            "{} is tpack 1.{minor}; this tool writes 1.{}, so it cannot repack it byte for byte",
+            "{} is tpack 1.{minor}; this tool writes up to 1.{}, so it cannot repack it byte for byte",
             path.display(),
             tpack::format::VERSION_MINOR
         )));

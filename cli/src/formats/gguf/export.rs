@@ -46,8 +46,8 @@ struct Tensor<'c> {
 /// Every file to write, laid out.
 struct Plan<'c> {
     tensors: Vec<Tensor<'c>>,
-    /// Per file: its name, header bytes (with padding to the data section) and tensor range.
-    files: Vec<(String, Vec<u8>, Range<usize>)>,
+    /// Per file: its name, header bytes, where its data section starts, and its tensors.
+    files: Vec<(String, Vec<u8>, u64, Range<usize>)>,
     alignment: u64,
     metadata: usize,
     notes: Vec<String>,
@@ -65,13 +65,13 @@ impl<'c> Plan<'c> {
                  (GGML_MAX_NAME); gguf-py reads them"
             ));
         }
-        let mut metadata = Metadata::of(input, container, &mut notes)?;
+        let mut metadata = Metadata::of(input, container)?;
         let alignment = metadata.alignment(input, container, &mut notes)?;
         let version = metadata.version(input)?;
         let order = metadata.order(&mut notes);
         let shards = match options.max_shard_size {
             Some(max) => shards(&tensors, max, &mut notes),
-            None => vec![0..tensors.len()],
+            None => std::iter::once(0..tensors.len()).collect(),
         };
         let names = file_names(name, shards.len());
         let count = u16::try_from(shards.len()).map_err(|_| {
@@ -109,16 +109,17 @@ impl<'c> Plan<'c> {
                 pairs.push((SPLIT_TENSORS_COUNT, MetaValue::I32(total)));
             }
             let shard = tensors.get(range.clone()).unwrap_or_default();
-            let header = header(input, version, &pairs, shard, alignment)?;
-            files.push((file, header, range));
+            let (header, data_start) = header(input, version, &pairs, shard, alignment)?;
+            files.push((file, header, data_start, range));
         }
         Ok(Plan { tensors, files, alignment, metadata: order.len(), notes })
     }
 
     /// Writes every file into `dir`, each through its own temporary file.
     fn write(&self, dir: &Path) -> Result<()> {
-        let zeros = vec![0u8; usize::try_from(self.alignment).unwrap_or(0)];
-        for (name, header, range) in &self.files {
+        // Padding is written from this buffer in pieces: an alignment may be up to 2^31 bytes.
+        let zeros = vec![0u8; CHUNK];
+        for (name, header, data_start, range) in &self.files {
             let path = dir.join(name);
             let mut file = AtomicFile::create(&path)
                 .map_err(|e| CliError::io("cannot create a file next to", &path, &e))?;
@@ -128,14 +129,22 @@ impl<'c> Plan<'c> {
                     embedded_io::Write::write_all(&mut sink, bytes)
                         .map_err(|e| CliError::io("cannot write", &path, &e))
                 };
+                let pad = |put: &mut dyn FnMut(&[u8]) -> Result<()>, mut n: u64| -> Result<()> {
+                    while n > 0 {
+                        let piece = usize::try_from(n).map_or(CHUNK, |n| n.min(CHUNK));
+                        put(zeros.get(..piece).unwrap_or_default())?;
+                        n -= piece as u64;
+                    }
+                    Ok(())
+                };
                 put(header)?;
+                pad(&mut put, data_start.saturating_sub(header.len() as u64))?;
                 for t in self.tensors.get(range.clone()).unwrap_or_default() {
                     for chunk in t.data.chunks(CHUNK) {
                         put(chunk)?;
                     }
-                    let padded = (t.data.len() as u64).next_multiple_of(self.alignment);
-                    let pad = usize::try_from(padded - t.data.len() as u64).unwrap_or(0);
-                    put(zeros.get(..pad).unwrap_or_default())?;
+                    let len = t.data.len() as u64;
+                    pad(&mut put, len.next_multiple_of(self.alignment) - len)?;
                 }
                 embedded_io::Write::flush(&mut sink).map_err(|e| CliError::io("cannot write", &path, &e))?;
             }
@@ -145,14 +154,14 @@ impl<'c> Plan<'c> {
     }
 }
 
-/// The header of one file, padded to its data section: `pairs` in order, then `tensors`' infos.
+/// The header of one file (`pairs` in order, then `tensors`' infos) and where its data section starts.
 fn header(
     input: &Path,
     version: u32,
     pairs: &[(&str, MetaValue<'_>)],
     tensors: &[Tensor<'_>],
     alignment: u64,
-) -> Result<Vec<u8>> {
+) -> Result<(Vec<u8>, u64)> {
     let mut h = Header::new(version, tensors.len() as u64, pairs.len() as u64);
     for (key, value) in pairs {
         h.pair(key, value).map_err(|why| {
@@ -169,9 +178,7 @@ fn header(
     for (t, offset) in tensors.iter().zip(offsets) {
         h.tensor(&TensorInfo { name: t.name, ne: t.ne.clone(), ggml_type: t.ggml_type, offset });
     }
-    let mut bytes = h.into_bytes();
-    bytes.resize(usize::try_from(data_start).map_err(|_| too_large())?, 0);
-    Ok(bytes)
+    Ok((h.into_bytes(), data_start))
 }
 
 /// Every entry as a GGUF tensor, in table order; refuses one GGUF cannot hold, naming it and saying why.
@@ -234,7 +241,7 @@ struct Metadata<'c> {
 }
 
 impl<'c> Metadata<'c> {
-    fn of(input: &Path, container: &Container<'c>, _notes: &mut [String]) -> Result<Self> {
+    fn of(input: &Path, container: &Container<'c>) -> Result<Self> {
         let mut values = BTreeMap::new();
         let (mut key_order, mut version) = (None, None);
         for (key, value) in container.metadata().iter() {
@@ -428,7 +435,7 @@ impl Export for Gguf {
             entries: plan.tensors.len(),
             metadata: plan.metadata,
             notes,
-            files: plan.files.into_iter().map(|(name, _, _)| name).collect(),
+            files: plan.files.into_iter().map(|(name, ..)| name).collect(),
         })
     }
 }
@@ -456,6 +463,7 @@ mod tests {
         assert!(notes.is_empty());
         assert_eq!(shards(&tensors, 50, &mut notes), [0..1, 1..2, 2..3, 3..4, 4..6]);
         assert!(notes[0].starts_with("2 tensors are larger"), "{notes:?}");
-        assert_eq!(shards(&[], 10, &mut notes), [0..0]);
+        let empty = shards(&[], 10, &mut notes);
+        assert_eq!((empty.len(), empty.first()), (1, Some(&(0..0))));
     }
 }
