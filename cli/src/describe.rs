@@ -230,3 +230,26 @@ pub fn block_json(dtype: Dtype) -> Option<Value> {
 pub fn meta_type_text(value: &MetaValue<'_>) -> String {
     value.value_type().to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpack::zerocopy::little_endian::F32;
+    use tpack::{ArrayArray, StringArray};
+
+    /// Strings inside arrays of arrays are escaped as every other string; each item is named by its type.
+    #[test]
+    fn nested_values_are_shown_with_their_types_and_escaped() {
+        let strings = ["\u{1b}[2J", "\u{202e}x"];
+        let items = [MetaValue::StringArray(StringArray::new(&strings)), MetaValue::BoolArray(&[true])];
+        let text = meta_value_text(&MetaValue::ArrayArray(ArrayArray::new(&items)));
+        assert_eq!(text, r#"[string[] ["\u{1b}[2J", "\u{202e}x"], bool[] [true]]"#);
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
+        let f = [F32::new(f32::from_bits(0x7f80_0001)), F32::new(0.1)];
+        assert_eq!(meta_value_json(&MetaValue::F32Array(&f)), json!(["7f800001", "3dcccccd"]));
+        assert_eq!(meta_value_text(&MetaValue::F32(0.1)), "0.1");
+        assert_eq!(dtype_with_geometry(Dtype::Q4_K), "Q4_K (256 elements / 144 bytes per block)");
+        assert_eq!(dtype_with_geometry(Dtype::F32), "F32");
+        assert_eq!(block_json(Dtype::NVFP4), Some(json!({"elements": 64, "bytes": 36})));
+    }
+}
