@@ -178,6 +178,8 @@ fn a_tpack_file_from_elsewhere_becomes_a_gguf_file() {
     let w: Vec<u8> = (0..24).collect();
     b.push(NewEntry::new("w", Dtype::F32, &[2, 3], &w)).unwrap();
     b.push(NewEntry::new("q", Dtype::Q4_K, &[256], &[7u8; 144])).unwrap();
+    let long = "l".repeat(64);
+    b.push(NewEntry::new(&long, Dtype::I8, &[1], &[1])).unwrap();
     b.metadata("z.last", MetaValue::U64Array(&[U64::new(1), U64::new(2)])).unwrap();
     b.metadata("a.first", MetaValue::String("x")).unwrap();
     let items = [MetaValue::BoolArray(&[true]), MetaValue::U8Array(&[1, 2])];
@@ -186,7 +188,8 @@ fn a_tpack_file_from_elsewhere_becomes_a_gguf_file() {
     let input = dir.path().join("m.tpack");
     std::fs::write(&input, b.finish().unwrap()).unwrap();
     let out = dir.path().join("m.out");
-    assert_ok(&run!("convert", input, out, "--to", "gguf"));
+    let report = assert_ok(&run!("convert", input, out, "--to", "gguf"));
+    assert!(report.contains("1 tensor name is 64 bytes or longer, which llama.cpp refuses"), "{report}");
     let bytes = std::fs::read(&out).unwrap();
     let g = tpack_gguf::parse(&bytes).unwrap();
     assert_eq!((g.version, g.alignment), (3, 32));

@@ -223,7 +223,12 @@ fn done(input: &Path, outputs: &[PathBuf], entries: usize, metadata: usize) -> S
         many => {
             let total = many.iter().map(size).sum();
             let names: Vec<String> = many.iter().map(|p| p.display().to_string()).collect();
-            format!("{} files ({}): {}", many.len(), size_short(total), names.join(", "))
+            // A long list of shards is shown by its ends; the names between follow from them.
+            let shown = match names.as_slice() {
+                [first, _, _, .., last] => format!("{first} … {last}"),
+                all => all.join(", "),
+            };
+            format!("{} files ({}): {shown}", many.len(), size_short(total))
         }
     };
     format!("converted {} ({entries} tensors, {metadata} metadata values) to {files}\n", input.display())

@@ -60,9 +60,10 @@ impl<'c> Plan<'c> {
         let tensors = tensors(input, container)?;
         let long = tensors.iter().filter(|t| t.name.len() >= GGML_MAX_NAME).count();
         if long > 0 {
+            let (names, are) = if long == 1 { ("name is", "it") } else { ("names are", "them") };
             notes.push(format!(
-                "{long} tensor names are {GGML_MAX_NAME} bytes or longer, which llama.cpp refuses to load \
-                 (GGML_MAX_NAME); gguf-py reads them"
+                "{long} tensor {names} {GGML_MAX_NAME} bytes or longer, which llama.cpp refuses to load \
+                 (GGML_MAX_NAME); gguf-py reads {are}"
             ));
         }
         let mut metadata = Metadata::of(input, container)?;
@@ -370,9 +371,11 @@ fn shards(tensors: &[Tensor<'_>], max: u64, notes: &mut Vec<String>) -> Vec<Rang
     shards.push(start..tensors.len());
     let over = tensors.iter().filter(|t| t.data.len() as u64 > max).count();
     if over > 0 {
+        let (tensors, are) = if over == 1 { ("tensor", "is") } else { ("tensors", "are") };
         notes.push(format!(
-            "{over} tensors are larger than --max-shard-size ({max} bytes) on their own; each has a shard of its own, \
-             larger than the limit"
+            "{over} {tensors} {are} larger than --max-shard-size ({max} bytes) on {}; each has a shard of its own, \
+             larger than the limit",
+            if over == 1 { "its own" } else { "their own" }
         ));
     }
     shards
