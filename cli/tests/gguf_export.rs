@@ -433,3 +433,23 @@ fn max_shard_size_checks_its_outputs_and_its_value() {
         &["--max-shard-size", "tpack output is one file"],
     );
 }
+
+/// `inspect --json` cuts long arrays inside an `array[]` too, at every level, each marked; `--full` does not.
+#[test]
+fn inspect_cuts_long_arrays_inside_arrays_of_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("m.json");
+    let doc = serde_json::json!({"tpack_manifest": 1, "entries": [], "metadata": [{"key": "n", "type": "array[]",
+        "value": [{"type": "u8[]", "value": (0..40).collect::<Vec<u8>>()},
+                  {"type": "array[]", "value": [{"type": "string[]", "value": vec!["x"; 33]}]}]}]});
+    std::fs::write(&manifest, doc.to_string()).unwrap();
+    let out = dir.path().join("m.tpack");
+    assert_ok(&run!("pack", manifest, "-o", out));
+    let cut: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json"))).unwrap();
+    let n = &cut["metadata"][0]["value"];
+    assert_eq!((n[0]["value"].as_array().unwrap().len(), &n[0]["count"]), (32, &serde_json::json!(40)));
+    assert_eq!(n[1]["value"][0]["count"], 33);
+    assert_eq!(cut["totals"]["elided_values"], 2);
+    let full: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json", "--full"))).unwrap();
+    assert_eq!(full["metadata"][0]["value"], doc["metadata"][0]["value"]);
+}

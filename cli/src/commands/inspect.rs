@@ -656,6 +656,9 @@ fn elide(doc: &mut serde_json::Map<String, Value>) -> usize {
                 record.insert("count".into(), json!(n));
                 cut += 1;
             }
+            if record.get("type") == Some(&json!("array[]")) {
+                cut += elide_items(record);
+            }
         }
     }
     if let Some(Value::Array(entries)) = doc.get_mut("entries") {
@@ -663,6 +666,29 @@ fn elide(doc: &mut serde_json::Map<String, Value>) -> usize {
             if let Some(Value::Object(nested)) = e.get_mut("container") {
                 cut += elide(nested);
             }
+        }
+    }
+    cut
+}
+
+/// Cuts the items of the `array[]` value of `holder` (a record or an item) as [`elide`] cuts records, each
+/// cut item marked the same way; returns how many items were cut.
+fn elide_items(holder: &mut serde_json::Map<String, Value>) -> usize {
+    let Some(Value::Array(items)) = holder.get_mut("value") else { return 0 };
+    let mut cut = 0;
+    for item in items.iter_mut() {
+        let Value::Object(item) = item else { continue };
+        if let Some(Value::Array(values)) = item.get_mut("value") {
+            if values.len() > JSON_ITEMS {
+                let n = values.len();
+                values.truncate(JSON_ITEMS);
+                item.insert("elided".into(), json!(true));
+                item.insert("count".into(), json!(n));
+                cut += 1;
+            }
+        }
+        if item.get("type") == Some(&json!("array[]")) {
+            cut += elide_items(item);
         }
     }
     cut
