@@ -69,7 +69,9 @@ fn check_gguf(fixture_name: &str) {
     }
     // Every key with its exact GGUF type and value, and the two records tpack keeps to rebuild the file.
     let metadata = expected[fixture_name]["metadata"].as_object().unwrap();
-    assert_eq!(c.metadata().iter().count(), metadata.len() + 2);
+    let big_endian = expected[fixture_name]["endianness"] == "big";
+    assert_eq!(c.metadata().iter().count(), metadata.len() + 2 + usize::from(big_endian));
+    assert_eq!(c.metadata().get("gguf.big_endian"), big_endian.then_some(MetaValue::Bool(true)));
     for (key, m) in metadata {
         let got = c.metadata().get(key).unwrap_or_else(|| panic!("metadata {key} missing"));
         assert_eq!(&as_gguf_py(&got), m, "{key}");

@@ -1,6 +1,7 @@
-//! The bytes of a little-endian GGUF header: magic, version, counts, metadata and tensor infos, as gguf.md
-//! lays them out and gguf-py and llama.cpp write them. Values come as tpack's [`MetaValue`]s, each written
-//! as the GGUF type of the same width and kind.
+//! The bytes of a GGUF header: magic, version, counts, metadata and tensor infos, as gguf.md lays them out
+//! and gguf-py and llama.cpp write them, little-endian or (as gguf-py's `endianess=BIG` writes) big-endian:
+//! every number but the magic in that byte order. Values come as tpack's [`MetaValue`]s, each written as the
+//! GGUF type of the same width and kind.
 
 use tpack::MetaValue;
 use tpack_gguf::{GgmlType, MAGIC, MAX_ARRAY_DEPTH};
@@ -42,12 +43,14 @@ pub(super) fn info_len(name: &str, dims: usize) -> u64 {
 #[derive(Debug, Default)]
 pub(super) struct Header {
     bytes: Vec<u8>,
+    /// Numbers are written big-endian.
+    big_endian: bool,
 }
 
 impl Header {
     /// Starts a header: magic, `version`, and the tensor and metadata counts.
-    pub(super) fn new(version: u32, tensors: u64, metadata: u64) -> Self {
-        let mut h = Self::default();
+    pub(super) fn new(version: u32, tensors: u64, metadata: u64, big_endian: bool) -> Self {
+        let mut h = Self { bytes: Vec::new(), big_endian };
         h.bytes.extend(MAGIC);
         h.u32(version);
         h.u64(tensors);
@@ -65,12 +68,20 @@ impl Header {
         self.bytes.len() as u64
     }
 
+    /// A number given as its little-endian bytes, in the header's byte order.
+    fn num<const N: usize>(&mut self, mut le: [u8; N]) {
+        if self.big_endian {
+            le.reverse();
+        }
+        self.bytes.extend(le);
+    }
+
     fn u32(&mut self, v: u32) {
-        self.bytes.extend(v.to_le_bytes());
+        self.num(v.to_le_bytes());
     }
 
     fn u64(&mut self, v: u64) {
-        self.bytes.extend(v.to_le_bytes());
+        self.num(v.to_le_bytes());
     }
 
     fn string(&mut self, s: &str) {
@@ -103,20 +114,19 @@ impl Header {
 
     /// The body of `value` (no type code), an array `depth` levels inside arrays.
     fn value(&mut self, value: &MetaValue<'_>, depth: usize) -> Result<(), String> {
-        let b = &mut self.bytes;
         match value {
-            MetaValue::U8(v) => b.push(*v),
-            MetaValue::I8(v) => b.extend(v.to_le_bytes()),
-            MetaValue::U16(v) => b.extend(v.to_le_bytes()),
-            MetaValue::I16(v) => b.extend(v.to_le_bytes()),
-            MetaValue::U32(v) => b.extend(v.to_le_bytes()),
-            MetaValue::I32(v) => b.extend(v.to_le_bytes()),
-            MetaValue::F32(v) => b.extend(v.to_bits().to_le_bytes()),
-            MetaValue::Bool(v) => b.push(u8::from(*v)),
+            MetaValue::U8(v) => self.bytes.push(*v),
+            MetaValue::I8(v) => self.num(v.to_le_bytes()),
+            MetaValue::U16(v) => self.num(v.to_le_bytes()),
+            MetaValue::I16(v) => self.num(v.to_le_bytes()),
+            MetaValue::U32(v) => self.num(v.to_le_bytes()),
+            MetaValue::I32(v) => self.num(v.to_le_bytes()),
+            MetaValue::F32(v) => self.num(v.to_bits().to_le_bytes()),
+            MetaValue::Bool(v) => self.bytes.push(u8::from(*v)),
             MetaValue::String(s) => self.string(s),
-            MetaValue::U64(v) => b.extend(v.to_le_bytes()),
-            MetaValue::I64(v) => b.extend(v.to_le_bytes()),
-            MetaValue::F64(v) => b.extend(v.to_bits().to_le_bytes()),
+            MetaValue::U64(v) => self.num(v.to_le_bytes()),
+            MetaValue::I64(v) => self.num(v.to_le_bytes()),
+            MetaValue::F64(v) => self.num(v.to_bits().to_le_bytes()),
             array => self.array(array, depth.saturating_add(1))?,
         }
         Ok(())
@@ -136,7 +146,7 @@ impl Header {
             ($a:expr) => {{
                 self.u64($a.len() as u64);
                 for v in $a.iter() {
-                    self.bytes.extend(v.get().to_le_bytes());
+                    self.num(v.get().to_le_bytes());
                 }
             }};
         }
@@ -162,13 +172,13 @@ impl Header {
             MetaValue::F32Array(a) => {
                 self.u64(a.len() as u64);
                 for v in a.iter() {
-                    self.bytes.extend(v.get().to_bits().to_le_bytes());
+                    self.num(v.get().to_bits().to_le_bytes());
                 }
             }
             MetaValue::F64Array(a) => {
                 self.u64(a.len() as u64);
                 for v in a.iter() {
-                    self.bytes.extend(v.get().to_bits().to_le_bytes());
+                    self.num(v.get().to_bits().to_le_bytes());
                 }
             }
             MetaValue::StringArray(items) => {
@@ -254,7 +264,7 @@ mod tests {
     /// Bytes worked out by hand from gguf.md, for a header tpack-gguf then parses back.
     #[test]
     fn a_header_is_laid_out_as_gguf_md_says() {
-        let mut h = Header::new(3, 1, 2);
+        let mut h = Header::new(3, 1, 2, false);
         h.pair("a", &MetaValue::U16(0x0102)).unwrap();
         let items = [MetaValue::U16Array(&[U16::new(7)]), MetaValue::StringArray(StringArray::new(&["x"]))];
         h.pair("n", &MetaValue::ArrayArray(ArrayArray::new(&items))).unwrap();
@@ -295,9 +305,29 @@ mod tests {
         assert_eq!(parsed.tensors[0].dims, [32, 2]);
     }
 
+    /// Big-endian as gguf-py writes it: the magic as it is, every number reversed.
+    #[test]
+    fn a_big_endian_header_reverses_every_number_but_the_magic() {
+        let mut h = Header::new(3, 0, 1, true);
+        h.pair("k", &MetaValue::U16(0x0102)).unwrap();
+        let mut want = b"GGUF".to_vec();
+        want.extend(3u32.to_be_bytes());
+        want.extend(0u64.to_be_bytes());
+        want.extend(1u64.to_be_bytes());
+        want.extend(1u64.to_be_bytes());
+        want.push(b'k');
+        want.extend(2u32.to_be_bytes());
+        want.extend([1, 2]);
+        let bytes = h.into_bytes();
+        assert_eq!(bytes, want);
+        let parsed = tpack_gguf::parse(&bytes).unwrap();
+        assert!(parsed.big_endian);
+        assert_eq!(parsed.metadata, [("k", tpack_gguf::GgufValue::U16(0x0102))]);
+    }
+
     #[test]
     fn what_gguf_cannot_hold_is_refused_in_words() {
-        let mut h = Header::new(3, 0, 1);
+        let mut h = Header::new(3, 0, 1, false);
         assert!(h.pair("b", &MetaValue::Bytes(b"x")).unwrap_err().contains("bytes, which GGUF has no type"));
         let scalar = [MetaValue::U8(1)];
         let e = h.pair("s", &MetaValue::ArrayArray(ArrayArray::new(&scalar))).unwrap_err();

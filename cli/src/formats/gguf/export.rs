@@ -1,4 +1,7 @@
-//! tpack → GGUF: one little-endian GGUF file, or llama.cpp-style splits with `--max-shard-size`.
+//! tpack → GGUF: one GGUF file, or llama.cpp-style splits with `--max-shard-size`.
+//!
+//! A big-endian GGUF file converted to tpack (recorded by [`BIG_ENDIAN`]) is written big-endian again: every
+//! number of the header, and each element of a tensor, byte-swapped on the way out.
 //!
 //! Two phases, as every writer here: [`Plan::new`] checks everything and lays out every file (refusing
 //! what GGUF cannot hold, naming it), then [`Plan::write`] streams header and payloads file by file. Memory
@@ -13,13 +16,13 @@ use std::ops::Range;
 use std::path::Path;
 
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::{AtomicFile, Container, Dtype, MetaValue};
+use tpack::{AtomicFile, Container, Dtype, MetaValue, Packing};
 use tpack_gguf::{GgmlType, ALIGNMENT_KEY, MAX_DIMS};
 
 use super::encode::{info_len, Header, TensorInfo};
 use super::{
-    layout, to_ggml, Gguf, DEFAULT_VERSION, GGML_MAX_NAME, KEY_ORDER, RESERVED_PREFIX, SPLIT_COUNT, SPLIT_NO,
-    SPLIT_TENSORS_COUNT, VERSION, VERSIONS,
+    layout, to_ggml, Gguf, BIG_ENDIAN, DEFAULT_VERSION, GGML_MAX_NAME, KEY_ORDER, RESERVED_PREFIX,
+    SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT, VERSION, VERSIONS,
 };
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
@@ -41,6 +44,8 @@ struct Tensor<'c> {
     ne: Vec<u64>,
     ggml_type: GgmlType,
     data: &'c [u8],
+    /// Bytes per element to byte-swap on the way out (a big-endian file's element tensors); 1 for none.
+    swap: usize,
 }
 
 /// Every file to write, laid out.
@@ -57,7 +62,8 @@ impl<'c> Plan<'c> {
     /// Checks `container` (read from `input`) and lays out the file `name`, or its shards.
     fn new(input: &Path, container: &Container<'c>, name: &str, options: &ExportOptions) -> Result<Self> {
         let mut notes = Vec::new();
-        let tensors = tensors(input, container)?;
+        let mut metadata = Metadata::of(input, container)?;
+        let tensors = tensors(input, container, metadata.big_endian)?;
         let long = tensors.iter().filter(|t| t.name.len() >= GGML_MAX_NAME).count();
         if long > 0 {
             let (names, are) = if long == 1 { ("name is", "it") } else { ("names are", "them") };
@@ -66,7 +72,6 @@ impl<'c> Plan<'c> {
                  (GGML_MAX_NAME); gguf-py reads {are}"
             ));
         }
-        let mut metadata = Metadata::of(input, container)?;
         let alignment = metadata.alignment(input, container, &mut notes)?;
         let version = metadata.version(input)?;
         let order = metadata.order(&mut notes);
@@ -110,7 +115,7 @@ impl<'c> Plan<'c> {
                 pairs.push((SPLIT_TENSORS_COUNT, MetaValue::I32(total)));
             }
             let shard = tensors.get(range.clone()).unwrap_or_default();
-            let (header, data_start) = header(input, version, &pairs, shard, alignment)?;
+            let (header, data_start) = header(input, version, &pairs, shard, alignment, metadata.big_endian)?;
             files.push((file, header, data_start, range));
         }
         Ok(Plan { tensors, files, alignment, metadata: order.len(), notes })
@@ -120,6 +125,7 @@ impl<'c> Plan<'c> {
     fn write(&self, dir: &Path) -> Result<()> {
         // Padding is written from this buffer in pieces: an alignment may be up to 2^31 bytes.
         let zeros = vec![0u8; CHUNK];
+        let mut swapped = Vec::new();
         for (name, header, data_start, range) in &self.files {
             let path = dir.join(name);
             let mut file = AtomicFile::create(&path)
@@ -141,8 +147,17 @@ impl<'c> Plan<'c> {
                 put(header)?;
                 pad(&mut put, data_start.saturating_sub(header.len() as u64))?;
                 for t in self.tensors.get(range.clone()).unwrap_or_default() {
-                    for chunk in t.data.chunks(CHUNK) {
-                        put(chunk)?;
+                    for chunk in t.data.chunks(CHUNK - CHUNK % t.swap.max(1)) {
+                        if t.swap > 1 {
+                            swapped.clear();
+                            swapped.extend_from_slice(chunk);
+                            for element in swapped.chunks_mut(t.swap) {
+                                element.reverse();
+                            }
+                            put(&swapped)?;
+                        } else {
+                            put(chunk)?;
+                        }
                     }
                     let len = t.data.len() as u64;
                     pad(&mut put, len.next_multiple_of(self.alignment) - len)?;
@@ -162,8 +177,9 @@ fn header(
     pairs: &[(&str, MetaValue<'_>)],
     tensors: &[Tensor<'_>],
     alignment: u64,
+    big_endian: bool,
 ) -> Result<(Vec<u8>, u64)> {
-    let mut h = Header::new(version, tensors.len() as u64, pairs.len() as u64);
+    let mut h = Header::new(version, tensors.len() as u64, pairs.len() as u64, big_endian);
     for (key, value) in pairs {
         h.pair(key, value).map_err(|why| {
             CliError::input(format!(
@@ -182,8 +198,9 @@ fn header(
     Ok((h.into_bytes(), data_start))
 }
 
-/// Every entry as a GGUF tensor, in table order; refuses one GGUF cannot hold, naming it and saying why.
-fn tensors<'c>(input: &Path, container: &Container<'c>) -> Result<Vec<Tensor<'c>>> {
+/// Every entry as a GGUF tensor, in table order; refuses one GGUF cannot hold, naming it and saying why. In
+/// a big-endian file, element tensors are byte-swapped and block tensors refused.
+fn tensors<'c>(input: &Path, container: &Container<'c>, big_endian: bool) -> Result<Vec<Tensor<'c>>> {
     let mut tensors = Vec::with_capacity(container.len());
     for e in container.entries() {
         let refuse = |why: String| {
@@ -224,11 +241,23 @@ fn tensors<'c>(input: &Path, container: &Container<'c>) -> Result<Vec<Tensor<'c>
         if dims.iter().any(|&d| i64::try_from(d).is_err()) {
             return Err(refuse("has a dimension above 2^63 - 1, which ggml cannot hold".into()));
         }
+        let swap = match (big_endian, dtype.packing()) {
+            (false, _) => 1,
+            (true, Some(Packing::Element(width))) => usize::try_from(width).unwrap_or(1),
+            (true, _) => {
+                return Err(refuse(format!(
+                "is {}, and the byte order of quantized blocks in a big-endian GGUF file ({BIG_ENDIAN} is \
+                     true) is not defined",
+                dtype_name(dtype)
+            )))
+            }
+        };
         tensors.push(Tensor {
             name: e.name(),
             ne: dims.iter().rev().copied().collect(),
             ggml_type,
             data: e.payload(),
+            swap,
         });
     }
     Ok(tensors)
@@ -239,12 +268,13 @@ struct Metadata<'c> {
     values: BTreeMap<&'c str, MetaValue<'c>>,
     key_order: Option<Vec<&'c str>>,
     version: Option<MetaValue<'c>>,
+    big_endian: bool,
 }
 
 impl<'c> Metadata<'c> {
     fn of(input: &Path, container: &Container<'c>) -> Result<Self> {
         let mut values = BTreeMap::new();
-        let (mut key_order, mut version) = (None, None);
+        let (mut key_order, mut version, mut big_endian) = (None, None, false);
         for (key, value) in container.metadata().iter() {
             match key {
                 KEY_ORDER => match value {
@@ -259,10 +289,21 @@ impl<'c> Metadata<'c> {
                     }
                 },
                 VERSION => version = Some(value),
+                BIG_ENDIAN => match value {
+                    MetaValue::Bool(b) => big_endian = b,
+                    other => {
+                        return Err(CliError::input(format!(
+                            "{}: metadata {BIG_ENDIAN:?} is {}, where tpack records a big-endian GGUF file as \
+                             the bool true",
+                            input.display(),
+                            other.value_type()
+                        )))
+                    }
+                },
                 _ if key.starts_with(RESERVED_PREFIX) => {
                     return Err(CliError::input(format!(
                         "{}: metadata {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                         the GGUF file's own structure ({KEY_ORDER}, {VERSION}); rename it (`tpack unpack`, edit \
+                         the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}); rename it (`tpack unpack`, edit \
                          the manifest, `tpack pack`) and convert that",
                         input.display()
                     )))
@@ -272,7 +313,7 @@ impl<'c> Metadata<'c> {
                 }
             }
         }
-        Ok(Self { values, key_order, version })
+        Ok(Self { values, key_order, version, big_endian })
     }
 
     /// The GGUF version: the recorded one, or [`DEFAULT_VERSION`].
@@ -409,7 +450,13 @@ impl Export for Gguf {
         // Entries GGUF cannot hold are refused when writing; here only their sizes count.
         let sizes: Vec<Tensor<'_>> = container
             .entries()
-            .map(|e| Tensor { name: e.name(), ne: Vec::new(), ggml_type: GgmlType::F32, data: e.payload() })
+            .map(|e| Tensor {
+                name: e.name(),
+                ne: Vec::new(),
+                ggml_type: GgmlType::F32,
+                data: e.payload(),
+                swap: 1,
+            })
             .collect();
         Ok(file_names(name, shards(&sizes, max, &mut Vec::new()).len()))
     }
@@ -459,7 +506,8 @@ mod tests {
     #[test]
     fn shards_fill_up_to_the_limit_as_gguf_py_fills_them() {
         let data = [0u8; 100];
-        let t = |n: usize| Tensor { name: "t", ne: vec![], ggml_type: GgmlType::F32, data: &data[..n] };
+        let t =
+            |n: usize| Tensor { name: "t", ne: vec![], ggml_type: GgmlType::F32, data: &data[..n], swap: 1 };
         let tensors = [t(40), t(60), t(1), t(100), t(0), t(30)];
         let mut notes = Vec::new();
         assert_eq!(shards(&tensors, 100, &mut notes), [0..2, 2..3, 3..5, 5..6]);

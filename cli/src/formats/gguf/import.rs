@@ -8,7 +8,7 @@ use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
 use tpack_gguf::{GgufArray, GgufValue};
 
 use super::encode::{info_len, Header, TensorInfo};
-use super::{from_ggml, layout, Gguf, KEY_ORDER, RESERVED_PREFIX, VERSION};
+use super::{from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_PREFIX, VERSION};
 use crate::error::{CliError, Result};
 use crate::formats::tpack::{OutEntry, Payload};
 use crate::formats::{Format, Import, Model};
@@ -61,7 +61,8 @@ impl Import for Gguf {
     /// Tensors in file order with shapes reversed (GGUF lists dimensions innermost first, tpack outermost
     /// first), at the larger of the file's alignment and tpack's default (a file asking for more than
     /// tpack's maximum is refused); a big-endian file's element tensors are byte-swapped on the way through
-    /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`].
+    /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`] (and
+    /// [`BIG_ENDIAN`] for a big-endian file).
     fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
         let file = tpack_gguf::parse(bytes)
             .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
@@ -70,7 +71,7 @@ impl Import for Gguf {
             if key.starts_with(RESERVED_PREFIX) {
                 return Err(CliError::input(format!(
                     "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                     the GGUF file's own structure ({KEY_ORDER}, {VERSION}), so it could not be told apart; \
+                     the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
                      rename the key in the GGUF file and convert that",
                     input.display()
                 )));
@@ -80,6 +81,9 @@ impl Import for Gguf {
         let order = file.metadata.iter().map(|(k, _)| (*k).to_owned()).collect();
         metadata.push((KEY_ORDER.to_owned(), OwnedValue::StringArray(order)));
         metadata.push((VERSION.to_owned(), OwnedValue::U32(file.version)));
+        if file.big_endian {
+            metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
+        }
         // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
         // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
         // (both are powers of two, so every payload stays aligned as the file asks).
@@ -142,11 +146,9 @@ impl Import for Gguf {
 /// the header tpack would write is not this one, or the tensor data is not laid out as GGUF writers lay it
 /// out ([`layout`]), with zero padding.
 fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
-    if file.big_endian {
-        return Some("it is big-endian, and tpack writes little-endian GGUF files".to_owned());
-    }
     let sizes: Vec<u64> = file.tensors.iter().map(|t| t.data.len() as u64).collect();
-    let mut header = Header::new(file.version, sizes.len() as u64, file.metadata.len() as u64);
+    let mut header =
+        Header::new(file.version, sizes.len() as u64, file.metadata.len() as u64, file.big_endian);
     for (key, value) in &file.metadata {
         // Every GGUF value has a tpack form that encodes back to the same bytes; a failure here is a
         // difference.

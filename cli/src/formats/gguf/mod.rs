@@ -1,6 +1,6 @@
 //! GGUF, parsed by the `tpack-gguf` crate and written here. What is tpack's business: which tpack dtype each
 //! GGML type is ([`from_ggml`], one to one), the metadata keys tpack reserves to rebuild a GGUF file byte for
-//! byte ([`KEY_ORDER`], [`VERSION`]), and the layout both directions share ([`layout`]).
+//! byte ([`KEY_ORDER`], [`VERSION`], [`BIG_ENDIAN`]), and the layout both directions share ([`layout`]).
 //!
 //! - `import`: GGUF → tpack, exact metadata types, the key order and version recorded.
 //! - `export`: tpack → GGUF, one file or llama.cpp-style splits.
@@ -32,6 +32,10 @@ pub(crate) const KEY_ORDER: &str = "gguf.key_order";
 
 /// `u32`: the GGUF version of the file (2 or 3).
 pub(crate) const VERSION: &str = "gguf.version";
+
+/// `bool`, present (and `true`) only for a big-endian file: every number in it, tensor elements included, is
+/// big-endian (gguf-py's `GGUFWriter(endianess=BIG)`); tpack holds the tensors little-endian.
+pub(crate) const BIG_ENDIAN: &str = "gguf.big_endian";
 
 /// The GGUF version written when none is recorded: the current one, as gguf-py and llama.cpp write.
 pub(crate) const DEFAULT_VERSION: u32 = 3;
