@@ -7,7 +7,7 @@
 //! reader (`examples/conformance_reader.rs`) keeps §13's hex.
 
 use serde_json::{json, Map, Value};
-use tpack::{Container, Dtype, Entry, MetaValue};
+use tpack::{Container, Dtype, Entry, MetaValue, Packing};
 
 /// The spec's name of a dtype, or `dtype N` for one from a newer minor version (its `Display`).
 #[must_use]
@@ -50,13 +50,17 @@ pub fn entry_json(e: &Entry<'_>) -> Value {
     m.insert("alignment".into(), json!(e.alignment()));
     m.insert("target".into(), json!(e.target()));
     m.insert("checksum".into(), json!(e.checksum()));
+    if let Some(block) = block_json(e.dtype()) {
+        m.insert("block".into(), block);
+    }
     if let Some(nested) = e.nested() {
         m.insert("container".into(), container_json(&nested));
     }
     Value::Object(m)
 }
 
-/// A metadata value as spec §13 writes it, except for f64 ([`f64_json`]).
+/// A metadata value as spec §13 writes it, except for f64 ([`f64_json`]): an f32 as the 8 hex digits of its
+/// bits, an `array[]` as a list of `{"type", "value"}` items.
 #[must_use]
 pub fn meta_value_json(value: &MetaValue<'_>) -> Value {
     match value {
@@ -70,10 +74,36 @@ pub fn meta_value_json(value: &MetaValue<'_>) -> Value {
         MetaValue::I64Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
         MetaValue::F64Array(a) => Value::Array(a.iter().map(|v| f64_json(v.get())).collect()),
         MetaValue::StringArray(items) => json!((*items).collect::<Vec<_>>()),
+        MetaValue::U8(v) => json!(v),
+        MetaValue::I8(v) => json!(v),
+        MetaValue::U16(v) => json!(v),
+        MetaValue::I16(v) => json!(v),
+        MetaValue::U32(v) => json!(v),
+        MetaValue::I32(v) => json!(v),
+        MetaValue::F32(v) => json!(f32_hex(*v)),
+        MetaValue::U8Array(a) => json!(a),
+        MetaValue::I8Array(a) => json!(a),
+        MetaValue::U16Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::I16Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::U32Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::I32Array(a) => json!(a.iter().map(|v| v.get()).collect::<Vec<_>>()),
+        MetaValue::F32Array(a) => json!(a.iter().map(|v| f32_hex(v.get())).collect::<Vec<_>>()),
+        MetaValue::BoolArray(a) => json!(a),
+        MetaValue::ArrayArray(items) => Value::Array(
+            (*items)
+                .map(|item| json!({"type": meta_type_json(&item), "value": meta_value_json(&item)}))
+                .collect(),
+        ),
         MetaValue::Unknown { bytes, .. } => json!(hex(bytes)),
         // `MetaValue` is non-exhaustive; a future variant is shown as its type only.
         _ => Value::Null,
     }
+}
+
+/// An f32 as spec §13 writes it: the 8 lowercase hex digits of its bit pattern.
+#[must_use]
+pub fn f32_hex(v: f32) -> String {
+    format!("{:08x}", v.to_bits())
 }
 
 /// The type name of a metadata value (`u64`, `string[]`, …), or its code for a newer type.
@@ -124,7 +154,8 @@ fn list_of(shown: Vec<String>, total: usize) -> String {
     }
 }
 
-/// A metadata value in words: numbers as numbers, strings quoted, long arrays cut short.
+/// A metadata value in words: numbers as numbers (an f32 as the shortest decimal that reads back as it),
+/// strings quoted, long arrays cut short; the items of an `array[]` each with its type.
 #[must_use]
 pub fn meta_value_text(value: &MetaValue<'_>) -> String {
     match value {
@@ -134,12 +165,35 @@ pub fn meta_value_text(value: &MetaValue<'_>) -> String {
         MetaValue::Bool(v) => v.to_string(),
         MetaValue::String(s) => crate::text::quoted(s),
         MetaValue::Bytes(b) if b.len() <= 32 => format!("0x{}", hex(b)),
-        MetaValue::Bytes(b) => format!("0x{}… ({} bytes)", hex(&b[..32]), b.len()),
+        MetaValue::Bytes(b) => format!("0x{}… ({} bytes)", hex(b.get(..32).unwrap_or(b)), b.len()),
         MetaValue::U64Array(a) => list(a.iter().map(|v| v.get())),
         MetaValue::I64Array(a) => list(a.iter().map(|v| v.get())),
         MetaValue::F64Array(a) => list(a.iter().map(|v| format!("{:?}", v.get()))),
         MetaValue::StringArray(items) => {
             let shown: Vec<String> = (*items).take(SHOWN_ITEMS + 1).map(crate::text::quoted).collect();
+            list_of(shown, (*items).count())
+        }
+        MetaValue::U8(v) => v.to_string(),
+        MetaValue::I8(v) => v.to_string(),
+        MetaValue::U16(v) => v.to_string(),
+        MetaValue::I16(v) => v.to_string(),
+        MetaValue::U32(v) => v.to_string(),
+        MetaValue::I32(v) => v.to_string(),
+        MetaValue::F32(v) => format!("{v:?}"),
+        MetaValue::U8Array(a) => list(a.iter()),
+        MetaValue::I8Array(a) => list(a.iter()),
+        MetaValue::U16Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::I16Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::U32Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::I32Array(a) => list(a.iter().map(|v| v.get())),
+        MetaValue::F32Array(a) => list(a.iter().map(|v| format!("{:?}", v.get()))),
+        MetaValue::BoolArray(a) => list(a.iter()),
+        MetaValue::ArrayArray(items) => {
+            // Each item's text is itself cut to SHOWN_ITEMS items, so the line stays bounded at any depth.
+            let shown: Vec<String> = (*items)
+                .take(SHOWN_ITEMS + 1)
+                .map(|item| format!("{} {}", item.value_type(), meta_value_text(&item)))
+                .collect();
             list_of(shown, (*items).count())
         }
         MetaValue::Unknown { bytes, .. } => {
@@ -149,8 +203,53 @@ pub fn meta_value_text(value: &MetaValue<'_>) -> String {
     }
 }
 
+/// A dtype's name with its block geometry when it has blocks: `Q4_K (256 elements / 144 bytes per block)`.
+#[must_use]
+pub fn dtype_with_geometry(dtype: Dtype) -> String {
+    match dtype.packing() {
+        Some(Packing::Block { block_elems, block_bytes }) => {
+            format!("{dtype} ({block_elems} elements / {block_bytes} bytes per block)")
+        }
+        _ => dtype_name(dtype),
+    }
+}
+
+/// A block dtype's geometry as JSON, `{"elements": 256, "bytes": 144}`; `None` for other dtypes.
+#[must_use]
+pub fn block_json(dtype: Dtype) -> Option<Value> {
+    match dtype.packing() {
+        Some(Packing::Block { block_elems, block_bytes }) => {
+            Some(json!({"elements": block_elems, "bytes": block_bytes}))
+        }
+        _ => None,
+    }
+}
+
 /// A metadata type name for text output.
 #[must_use]
 pub fn meta_type_text(value: &MetaValue<'_>) -> String {
     value.value_type().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpack::zerocopy::little_endian::F32;
+    use tpack::{ArrayArray, StringArray};
+
+    /// Strings inside arrays of arrays are escaped as every other string; each item is named by its type.
+    #[test]
+    fn nested_values_are_shown_with_their_types_and_escaped() {
+        let strings = ["\u{1b}[2J", "\u{202e}x"];
+        let items = [MetaValue::StringArray(StringArray::new(&strings)), MetaValue::BoolArray(&[true])];
+        let text = meta_value_text(&MetaValue::ArrayArray(ArrayArray::new(&items)));
+        assert_eq!(text, r#"[string[] ["\u{1b}[2J", "\u{202e}x"], bool[] [true]]"#);
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
+        let f = [F32::new(f32::from_bits(0x7f80_0001)), F32::new(0.1)];
+        assert_eq!(meta_value_json(&MetaValue::F32Array(&f)), json!(["7f800001", "3dcccccd"]));
+        assert_eq!(meta_value_text(&MetaValue::F32(0.1)), "0.1");
+        assert_eq!(dtype_with_geometry(Dtype::Q4_K), "Q4_K (256 elements / 144 bytes per block)");
+        assert_eq!(dtype_with_geometry(Dtype::F32), "F32");
+        assert_eq!(block_json(Dtype::NVFP4), Some(json!({"elements": 64, "bytes": 36})));
+    }
 }

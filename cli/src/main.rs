@@ -29,6 +29,7 @@ Examples:
   tpack unpack model.tpack -o model-files/
   tpack convert model.safetensors model.tpack
   tpack convert llama.gguf llama.tpack
+  tpack convert llama.tpack llama.gguf --max-shard-size 2GB
   tpack convert model.tpack model.safetensors";
 
 /// Inspect, verify, build and convert tpack model-weight containers.
@@ -135,12 +136,15 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Convert safetensors → tpack, GGUF → tpack (Q8_0 and Q4_0 included) or tpack → safetensors.
+    /// Convert safetensors → tpack, GGUF → tpack (every GGML type), tpack → safetensors or tpack → GGUF.
     ///
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
-    /// Tensor bytes are copied unchanged; the input is validated completely first.
+    /// Tensor bytes are copied unchanged; the input is validated completely first. A GGUF file converted to
+    /// tpack and back comes back byte for byte.
     #[command(after_help = "Examples:\n  tpack convert model.safetensors model.tpack\n  \
-                            tpack convert llama-q8_0.gguf llama.tpack\n  tpack convert model.tpack model.safetensors")]
+                            tpack convert llama-q4_k_m.gguf llama.tpack\n  tpack convert llama.tpack llama.gguf\n  \
+                            tpack convert llama.tpack llama.gguf --max-shard-size 2GB\n  \
+                            tpack convert model.tpack model.safetensors")]
     Convert {
         /// The input file.
         input: PathBuf,
@@ -149,9 +153,13 @@ enum Command {
         /// The output format, when OUT's extension does not say.
         #[arg(long, value_enum)]
         to: Option<Target>,
-        /// Replace OUT if it exists.
+        /// Replace OUT if it exists (with --max-shard-size: replace existing shards).
         #[arg(long)]
         force: bool,
+        /// With GGUF output: split into llama.cpp-style shards (NAME-00001-of-00003.gguf, ...) of at most SIZE
+        /// bytes of tensor data each: 123, 500MB, 2GB (powers of 1000), 500MiB, 1.5GiB (powers of 1024).
+        #[arg(long, value_name = "SIZE")]
+        max_shard_size: Option<String>,
     },
 }
 
@@ -159,6 +167,7 @@ enum Command {
 enum Target {
     Tpack,
     Safetensors,
+    Gguf,
 }
 
 fn main() {
@@ -182,12 +191,13 @@ fn main() {
         Command::Verify { files, json } => run_verify_files(files, *json, quiet, &mut std::io::stdout()),
         Command::Pack { manifest, output, force } => run_pack(manifest, output, *force, quiet),
         Command::Unpack { file, output, force } => run_unpack(file, output, *force),
-        Command::Convert { input, output, to, force } => {
+        Command::Convert { input, output, to, force, max_shard_size } => {
             let to = to.map(|t| match t {
                 Target::Tpack => Format::Tpack,
                 Target::Safetensors => Format::Safetensors,
+                Target::Gguf => Format::Gguf,
             });
-            run_convert(input, output, to, *force, quiet)
+            run_convert(input, output, to, *force, quiet, max_shard_size.as_deref())
         }
     };
     tpack_cli::signals::finish(|| match result {

@@ -25,8 +25,7 @@ use serde_json::{Map, Value as Json};
 use tpack::format::{
     Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_NESTING_DEPTH, MAX_RANK,
 };
-use tpack::zerocopy::little_endian::{F64, I64, U64};
-use tpack::{Container, Dtype, MetaValue, ShapeError, StringArray};
+use tpack::{Container, Dtype, MetaType, ShapeError};
 
 use crate::error::{CliError, Result};
 
@@ -72,48 +71,7 @@ pub enum Source {
     Inline(Vec<u8>),
 }
 
-/// A metadata value owned by the plan.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs)]
-pub enum OwnedValue {
-    U64(u64),
-    I64(i64),
-    F64(f64),
-    Bool(bool),
-    String(String),
-    Bytes(Vec<u8>),
-    U64Array(Vec<u64>),
-    I64Array(Vec<i64>),
-    F64Array(Vec<f64>),
-    StringArray(Vec<String>),
-}
-
-impl OwnedValue {
-    /// Calls `f` with the writer's view of this value.
-    pub fn with_value<R>(&self, f: impl FnOnce(MetaValue<'_>) -> R) -> R {
-        match self {
-            OwnedValue::U64(v) => f(MetaValue::U64(*v)),
-            OwnedValue::I64(v) => f(MetaValue::I64(*v)),
-            OwnedValue::F64(v) => f(MetaValue::F64(*v)),
-            OwnedValue::Bool(v) => f(MetaValue::Bool(*v)),
-            OwnedValue::String(s) => f(MetaValue::String(s)),
-            OwnedValue::Bytes(b) => f(MetaValue::Bytes(b)),
-            OwnedValue::U64Array(a) => {
-                f(MetaValue::U64Array(&a.iter().map(|&v| U64::new(v)).collect::<Vec<_>>()))
-            }
-            OwnedValue::I64Array(a) => {
-                f(MetaValue::I64Array(&a.iter().map(|&v| I64::new(v)).collect::<Vec<_>>()))
-            }
-            OwnedValue::F64Array(a) => {
-                f(MetaValue::F64Array(&a.iter().map(|&v| F64::new(v)).collect::<Vec<_>>()))
-            }
-            OwnedValue::StringArray(items) => {
-                let refs: Vec<&str> = items.iter().map(String::as_str).collect();
-                f(MetaValue::StringArray(StringArray::new(&refs)))
-            }
-        }
-    }
-}
+pub use crate::owned_value::OwnedValue;
 
 /// Reads and checks the manifest at `path`; relative data files are resolved against its directory.
 ///
@@ -687,10 +645,7 @@ fn check_metadata(items: &[Json], problems: &mut Vec<String>) -> Vec<(String, Ow
             }
         };
         let Some(type_name) = obj.get("type").and_then(Json::as_str) else {
-            bad(
-                "type",
-                "must be one of u64, i64, f64, bool, string, bytes, u64[], i64[], f64[], string[]".to_owned(),
-            );
+            bad("type", format!("must be one of {}", type_names()));
             continue;
         };
         let Some(value) = obj.get("value") else {
@@ -753,14 +708,55 @@ fn array_of<T>(
     items.iter().enumerate().map(|(i, x)| each(x).map_err(|why| format!("item {i}: {why}"))).collect()
 }
 
+/// An f32 from the 8 lowercase or uppercase hex digits of its bit pattern (spec §13's form, which `unpack`
+/// writes): every f32, NaN payloads and signalling NaNs included, is exact.
+fn f32_of(v: &Json) -> std::result::Result<f32, String> {
+    let s =
+        v.as_str().ok_or_else(|| format!("{v} is not a string of the 8 hex digits of an f32 bit pattern"))?;
+    let digits = s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    digits.then(|| u32::from_str_radix(s, 16).ok()).flatten().map(f32::from_bits).ok_or_else(|| {
+        format!("{s:?} is not the 8 hex digits of an f32 bit pattern (such as \"3f800000\" for 1)")
+    })
+}
+
+/// An integer of a narrow type `T`, range-checked.
+fn narrow_of<T: TryFrom<i128>>(v: &Json, type_name: &str) -> std::result::Result<T, String> {
+    let n = v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from));
+    let n = n.ok_or_else(|| format!("{v} is not an integer"))?;
+    T::try_from(n).map_err(|_| format!("{n} is out of range for {type_name}"))
+}
+
+fn bool_of(v: &Json) -> std::result::Result<bool, String> {
+    v.as_bool().ok_or_else(|| format!("{v} is not true or false"))
+}
+
+/// The metadata type names a manifest takes, for messages.
+fn type_names() -> String {
+    MetaType::ALL.iter().filter_map(|t| t.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// The value of type `type_name` written as `v`; for an error, the field to blame and why.
 fn meta_value(type_name: &str, v: &Json) -> std::result::Result<OwnedValue, (&'static str, String)> {
+    meta_value_at(type_name, v, 1)
+}
+
+/// [`meta_value`] for a value nested `depth` levels of `array[]` deep (1 for a record's own value).
+fn meta_value_at(
+    type_name: &str,
+    v: &Json,
+    depth: u8,
+) -> std::result::Result<OwnedValue, (&'static str, String)> {
     let value = |r: std::result::Result<OwnedValue, String>| r.map_err(|why| ("value", why));
     match type_name {
         "u64" => value(u64_of(v).map(OwnedValue::U64)),
         "i64" => value(i64_of(v).map(OwnedValue::I64)),
         "f64" => value(f64_of(v).map(OwnedValue::F64)),
-        "bool" => value(v.as_bool().map(OwnedValue::Bool).ok_or_else(|| format!("{v} is not true or false"))),
-        "string" => value(v.as_str().map(|s| OwnedValue::String(s.to_owned())).ok_or_else(|| format!("{v} is not a string"))),
+        "bool" => value(bool_of(v).map(OwnedValue::Bool)),
+        "string" => value(
+            v.as_str()
+                .map(|s| OwnedValue::String(s.to_owned()))
+                .ok_or_else(|| format!("{v} is not a string")),
+        ),
         "bytes" => value(
             v.as_str()
                 .ok_or_else(|| format!("{v} is not a string of hex digits"))
@@ -774,9 +770,40 @@ fn meta_value(type_name: &str, v: &Json) -> std::result::Result<OwnedValue, (&'s
             array_of(v, |x| x.as_str().map(str::to_owned).ok_or_else(|| format!("{x} is not a string")))
                 .map(OwnedValue::StringArray),
         ),
-        other => Err((
-            "type",
-            format!("{other:?} is not a metadata type (known: u64, i64, f64, bool, string, bytes, u64[], i64[], f64[], string[])"),
-        )),
+        "u8" => value(narrow_of(v, "u8").map(OwnedValue::U8)),
+        "i8" => value(narrow_of(v, "i8").map(OwnedValue::I8)),
+        "u16" => value(narrow_of(v, "u16").map(OwnedValue::U16)),
+        "i16" => value(narrow_of(v, "i16").map(OwnedValue::I16)),
+        "u32" => value(narrow_of(v, "u32").map(OwnedValue::U32)),
+        "i32" => value(narrow_of(v, "i32").map(OwnedValue::I32)),
+        "f32" => value(f32_of(v).map(OwnedValue::F32)),
+        "u8[]" => value(array_of(v, |x| narrow_of(x, "u8")).map(OwnedValue::U8Array)),
+        "i8[]" => value(array_of(v, |x| narrow_of(x, "i8")).map(OwnedValue::I8Array)),
+        "u16[]" => value(array_of(v, |x| narrow_of(x, "u16")).map(OwnedValue::U16Array)),
+        "i16[]" => value(array_of(v, |x| narrow_of(x, "i16")).map(OwnedValue::I16Array)),
+        "u32[]" => value(array_of(v, |x| narrow_of(x, "u32")).map(OwnedValue::U32Array)),
+        "i32[]" => value(array_of(v, |x| narrow_of(x, "i32")).map(OwnedValue::I32Array)),
+        "f32[]" => value(array_of(v, f32_of).map(OwnedValue::F32Array)),
+        "bool[]" => value(array_of(v, bool_of).map(OwnedValue::BoolArray)),
+        "array[]" => value(array_of(v, |item| array_item(item, depth)).map(OwnedValue::ArrayArray)),
+        other => Err(("type", format!("{other:?} is not a metadata type (known: {})", type_names()))),
     }
+}
+
+/// One item of an `array[]` nested `depth` levels deep: `{"type": "<an array type>", "value": …}`, as spec
+/// §13 writes it.
+fn array_item(item: &Json, depth: u8) -> std::result::Result<OwnedValue, String> {
+    let shape = || format!("{item} is not {{\"type\": \"<an array type>\", \"value\": …}}");
+    let obj = item.as_object().filter(|o| o.len() == 2).ok_or_else(shape)?;
+    let (Some(Json::String(t)), Some(v)) = (obj.get("type"), obj.get("value")) else { return Err(shape()) };
+    if !MetaType::from_name(t).is_some_and(MetaType::is_array) {
+        return Err(format!("type {t:?} is not an array type, and the items of an array[] are arrays"));
+    }
+    if t == "array[]" && depth >= tpack::format::MAX_ARRAY_DEPTH {
+        return Err(format!(
+            "nests array[] more than {} levels deep, the most tpack stores",
+            tpack::format::MAX_ARRAY_DEPTH
+        ));
+    }
+    meta_value_at(t, v, depth.saturating_add(1)).map_err(|(_, why)| why)
 }

@@ -233,6 +233,27 @@ impl StagingDir {
     }
 }
 
+impl StagingDir {
+    /// Moves the files `names`, written in the staging directory, into the existing directory `dir`, in order,
+    /// each with the mode of a new file or that of the file it replaces; then removes the staging directory.
+    /// An interrupt meanwhile waits until this is done, so it never leaves some of the files moved.
+    ///
+    /// # Errors
+    /// The I/O error of the step that failed; the files moved before it stay moved.
+    pub(crate) fn commit_files(self, names: &[String], dir: &Path) -> io::Result<()> {
+        let Self { dir: staging, registration } = self;
+        let _held = signals::lock();
+        let moved = names
+            .iter()
+            .try_for_each(|name| move_file(&staging.path().join(name), &dir.join(name), staging.path()));
+        let closed = staging.close();
+        drop(registration);
+        moved?;
+        closed?;
+        sync_directory(dir)
+    }
+}
+
 /// Moves `staged` to `destination` with the permission bits of the file it replaces, or of a new file
 /// (told by `dir`, created `0o777` less the umask).
 fn move_file(staged: &Path, destination: &Path, dir: &Path) -> io::Result<()> {

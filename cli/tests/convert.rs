@@ -67,50 +67,83 @@ fn check_gguf(fixture_name: &str) {
         assert_eq!(sha256(e.payload()), want.as_str().unwrap(), "{name}");
         assert_eq!(e.offset() % 64, 0, "{name}");
     }
+    // Every key with its exact GGUF type and value, and the two records tpack keeps to rebuild the file.
     let metadata = expected[fixture_name]["metadata"].as_object().unwrap();
-    assert_eq!(c.metadata().iter().count(), metadata.len());
+    let big_endian = expected[fixture_name]["endianness"] == "big";
+    assert_eq!(c.metadata().iter().count(), metadata.len() + 2 + usize::from(big_endian));
+    assert_eq!(c.metadata().get("gguf.big_endian"), big_endian.then_some(MetaValue::Bool(true)));
     for (key, m) in metadata {
         let got = c.metadata().get(key).unwrap_or_else(|| panic!("metadata {key} missing"));
-        let want = match m["item_type"].as_str() {
-            // tpack has no bool[]: a GGUF bool array becomes a u64[] of 0 and 1.
-            Some("BOOL") => json!(m["value"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| u64::from(b.as_bool().unwrap()))
-                .collect::<Vec<_>>()),
-            _ => m["value"].clone(),
-        };
-        assert_eq!(widened(&got), want, "{key} ({})", m["type"]);
-        let expected_type = match (m["type"].as_str().unwrap(), m["item_type"].as_str()) {
-            ("UINT8" | "UINT16" | "UINT32" | "UINT64", _) => "u64",
-            ("INT8" | "INT16" | "INT32" | "INT64", _) => "i64",
-            ("FLOAT32" | "FLOAT64", _) => "f64",
-            ("BOOL", _) => "bool",
-            ("STRING", _) => "string",
-            ("ARRAY", Some("UINT8" | "UINT16" | "UINT32" | "UINT64" | "BOOL")) => "u64[]",
-            ("ARRAY", Some("INT8" | "INT16" | "INT32" | "INT64")) => "i64[]",
-            ("ARRAY", Some("FLOAT32" | "FLOAT64")) => "f64[]",
-            ("ARRAY", Some("STRING")) => "string[]",
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(got.value_type().name(), Some(expected_type), "{key}");
+        assert_eq!(&as_gguf_py(&got), m, "{key}");
+    }
+    // The file's key order (serde_json's map here is sorted, so the order is read from the file itself).
+    let Some(MetaValue::StringArray(order)) = c.metadata().get("gguf.key_order") else { panic!("key order") };
+    let original = std::fs::read(fixture(fixture_name)).unwrap();
+    let in_file: Vec<&str> = tpack_gguf::parse(&original).unwrap().metadata.iter().map(|(k, _)| *k).collect();
+    assert_eq!(order.collect::<Vec<_>>(), in_file);
+    let mut sorted = in_file.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, metadata.keys().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(c.metadata().get("gguf.version"), Some(MetaValue::U32(3)));
+}
+
+/// A tpack metadata value as readback.py prints the GGUF value it came from (its gguf-py type names).
+fn as_gguf_py(v: &MetaValue<'_>) -> Value {
+    let scalar = |t: &str, value: Value| json!({"type": t, "value": value});
+    let array = |t: &str, value: Value| json!({"type": "ARRAY", "item_type": t, "value": value});
+    match v {
+        MetaValue::U8(x) => scalar("UINT8", json!(x)),
+        MetaValue::I8(x) => scalar("INT8", json!(x)),
+        MetaValue::U16(x) => scalar("UINT16", json!(x)),
+        MetaValue::I16(x) => scalar("INT16", json!(x)),
+        MetaValue::U32(x) => scalar("UINT32", json!(x)),
+        MetaValue::I32(x) => scalar("INT32", json!(x)),
+        MetaValue::F32(x) => scalar("FLOAT32", json!(f64::from(*x))),
+        MetaValue::Bool(x) => scalar("BOOL", json!(x)),
+        MetaValue::String(s) => scalar("STRING", json!(s)),
+        MetaValue::U64(x) => scalar("UINT64", json!(x)),
+        MetaValue::I64(x) => scalar("INT64", json!(x)),
+        MetaValue::F64(x) => scalar("FLOAT64", json!(x)),
+        other => {
+            let (t, value) = items(other);
+            array(t, value)
+        }
     }
 }
 
-/// A tpack metadata value as the JSON the Python reader gives for the GGUF original (bool arrays as 0/1).
-fn widened(v: &MetaValue<'_>) -> Value {
+/// The gguf-py item type name and readback.py items of an array value.
+fn items(v: &MetaValue<'_>) -> (&'static str, Value) {
+    macro_rules! le {
+        ($a:expr) => {
+            json!($a.iter().map(|x| x.get()).collect::<Vec<_>>())
+        };
+    }
     match v {
-        MetaValue::U64(x) => json!(x),
-        MetaValue::I64(x) => json!(x),
-        MetaValue::F64(x) => json!(x),
-        MetaValue::Bool(x) => json!(x),
-        MetaValue::String(s) => json!(s),
-        MetaValue::U64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
-        MetaValue::I64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
-        MetaValue::F64Array(a) => json!(a.iter().map(|x| x.get()).collect::<Vec<_>>()),
-        MetaValue::StringArray(items) => json!((*items).collect::<Vec<_>>()),
-        other => panic!("{other:?}"),
+        MetaValue::U8Array(a) => ("UINT8", json!(a)),
+        MetaValue::I8Array(a) => ("INT8", json!(a)),
+        MetaValue::U16Array(a) => ("UINT16", le!(a)),
+        MetaValue::I16Array(a) => ("INT16", le!(a)),
+        MetaValue::U32Array(a) => ("UINT32", le!(a)),
+        MetaValue::I32Array(a) => ("INT32", le!(a)),
+        MetaValue::F32Array(a) => {
+            ("FLOAT32", json!(a.iter().map(|x| f64::from(x.get())).collect::<Vec<_>>()))
+        }
+        MetaValue::BoolArray(a) => ("BOOL", json!(a)),
+        MetaValue::StringArray(s) => ("STRING", json!((*s).collect::<Vec<_>>())),
+        MetaValue::U64Array(a) => ("UINT64", le!(a)),
+        MetaValue::I64Array(a) => ("INT64", le!(a)),
+        MetaValue::F64Array(a) => ("FLOAT64", le!(a)),
+        MetaValue::ArrayArray(a) => (
+            "ARRAY",
+            Value::Array(
+                (*a).map(|item| {
+                    let (t, value) = items(&item);
+                    json!({"item_type": t, "value": value})
+                })
+                .collect(),
+            ),
+        ),
+        other => panic!("{other:?} is no GGUF array"),
     }
 }
 
@@ -122,6 +155,18 @@ fn gguf_to_tpack_keeps_quantized_tensors_and_typed_metadata() {
 #[test]
 fn gguf_with_custom_alignment_converts() {
     check_gguf("aligned64.gguf");
+}
+
+/// A tensor of every GGML type gguf-py writes (Q8_1 aside: see fixtures/README.md), every metadata type,
+/// arrays of arrays, `general.alignment` 16 (payloads at tpack's 64).
+#[test]
+fn gguf_of_every_ggml_type_and_metadata_type_converts_exactly() {
+    check_gguf("alltypes.gguf");
+}
+
+#[test]
+fn gguf_with_a_mixed_quantization_converts() {
+    check_gguf("mixed.gguf");
 }
 
 /// gguf-py's big-endian writer: every number, tensor elements included, is big-endian. The conversion reads
@@ -446,28 +491,28 @@ fn gguf_alignment_above_tpacks_largest_is_refused() {
     let bytes = std::fs::read(&out).unwrap();
     let c = Container::parse(&bytes).unwrap();
     assert_eq!(c.get("w").unwrap().alignment(), 65536);
-    assert_eq!(c.metadata().get("general.alignment"), Some(MetaValue::U64(65536)));
+    assert_eq!(c.metadata().get("general.alignment"), Some(MetaValue::U32(65536)));
 }
 
-/// FLOAT32 metadata widens to f64 bit-exactly: NaN payloads kept, signalling NaNs not quieted. gguf-py
+/// FLOAT32 metadata is kept as f32, every bit: NaN payloads kept, signalling NaNs not quieted. gguf-py
 /// writes the file with placeholder values (its writer packs Python floats, which cannot hold a signalling
-/// NaN); the test then puts the bit patterns in place of the placeholders' bytes. The expected f64 bits are
-/// worked out by hand from the IEEE 754 fields: numpy's `astype(np.float64)` quiets signalling NaNs too.
+/// NaN); the test then puts the bit patterns in place of the placeholders' bytes, and checks them in the tpack
+/// file and in the GGUF written back from it.
 #[test]
-fn gguf_float32_metadata_widens_bit_exactly() {
-    let cases: [(u32, u64); 12] = [
-        (0x7f80_0001, 0x7ff0_0000_2000_0000),
-        (0xff80_0001, 0xfff0_0000_2000_0000),
-        (0x7fbf_ffff, 0x7ff7_ffff_e000_0000),
-        (0x7fc0_0000, 0x7ff8_0000_0000_0000),
-        (0x7f80_0000, 0x7ff0_0000_0000_0000),
-        (0xff80_0000, 0xfff0_0000_0000_0000),
-        (0x0000_0000, 0x0000_0000_0000_0000),
-        (0x8000_0000, 0x8000_0000_0000_0000),
-        (0x0000_0001, 0x36a0_0000_0000_0000),
-        (0x807f_ffff, 0xb80f_ffff_c000_0000),
-        (0x3f80_0000, 0x3ff0_0000_0000_0000),
-        (0x7f7f_ffff, 0x47ef_ffff_e000_0000),
+fn gguf_float32_metadata_keeps_every_bit() {
+    let cases: [u32; 12] = [
+        0x7f80_0001, // signalling NaN, payload 1
+        0xff80_0001,
+        0x7fbf_ffff,
+        0x7fc0_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x807f_ffff,
+        0x3f80_0000,
+        0x7f7f_ffff,
     ];
     // Placeholders 1001.0, 1002.0, …: exact in f32, and far from every bit pattern above.
     let placeholders: Vec<f32> = (0..cases.len()).map(|i| 1001.0 + i as f32).collect();
@@ -495,7 +540,7 @@ fn gguf_float32_metadata_widens_bit_exactly() {
         bytes[at[0]..at[0] + to.len()].copy_from_slice(to);
     };
     let from: Vec<u8> = placeholders.iter().flat_map(|p| p.to_le_bytes()).collect();
-    let to: Vec<u8> = cases.iter().flat_map(|(b, _)| b.to_le_bytes()).collect();
+    let to: Vec<u8> = cases.iter().flat_map(|b| b.to_le_bytes()).collect();
     replace(&mut bytes, &from, &to);
     replace(&mut bytes, &999f32.to_le_bytes(), &0x7f80_0001u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
@@ -504,10 +549,13 @@ fn gguf_float32_metadata_widens_bit_exactly() {
     assert_ok(&run!("convert", path, out));
     let converted = std::fs::read(&out).unwrap();
     let c = Container::parse(&converted).unwrap();
-    let Some(MetaValue::F64(snan)) = c.metadata().get("test.snan") else { panic!("test.snan") };
-    assert_eq!(snan.to_bits(), 0x7ff0_0000_2000_0000, "{:016x}", snan.to_bits());
-    let Some(MetaValue::F64Array(all)) = c.metadata().get("test.f32s") else { panic!("test.f32s") };
-    let got: Vec<u64> = all.iter().map(|v| v.get().to_bits()).collect();
-    let want: Vec<u64> = cases.iter().map(|&(_, w)| w).collect();
-    assert_eq!(got, want, "{got:016x?}");
+    let Some(MetaValue::F32(snan)) = c.metadata().get("test.snan") else { panic!("test.snan") };
+    assert_eq!(snan.to_bits(), 0x7f80_0001, "{:08x}", snan.to_bits());
+    let Some(MetaValue::F32Array(all)) = c.metadata().get("test.f32s") else { panic!("test.f32s") };
+    let got: Vec<u32> = all.iter().map(|v| v.get().to_bits()).collect();
+    assert_eq!(got, cases, "{got:08x?}");
+    // And back: the very bytes, signalling NaNs included.
+    let back = dir.path().join("back.gguf");
+    assert_ok(&run!("convert", out, back));
+    assert!(std::fs::read(&back).unwrap() == bytes, "the GGUF written back differs");
 }

@@ -203,7 +203,7 @@ fn manifest_problems_name_the_entry_and_field() {
     pack_fails(
         json!({"tpack_manifest": 1, "entries": [], "metadata": [
             {"key": "k", "type": "u64", "value": -1},
-            {"key": "k", "type": "u32", "value": 1}
+            {"key": "k", "type": "u128", "value": 1}
         ]}),
         &[],
         &[
@@ -211,7 +211,7 @@ fn manifest_problems_name_the_entry_and_field() {
             "metadata record 0 (\"k\"), field \"value\"",
             "metadata record 1 (\"k\")",
             "duplicates the key",
-            "\"u32\" is not a metadata type",
+            "\"u128\" is not a metadata type",
         ],
     );
     pack_fails(json!({"entries": []}), &[], &["\"tpack_manifest\" is missing"]);
@@ -406,4 +406,53 @@ fn the_firmware_container_is_current() {
         "embedded/tiny-mlp/tiny-mlp.tpack is stale: run `cargo run -p tpack-cli -- pack cli/demo/tiny-mlp/manifest.json \
          -o embedded/tiny-mlp/tiny-mlp.tpack --force`, then `TPACK_BLESS=1 cargo test -p tiny-mlp`"
     );
+}
+
+/// The format 1.1 metadata types in a manifest: range-checked integers, f32 as its 8 hex digits, `array[]`
+/// items as `{"type", "value"}` of an array type; each problem named.
+#[test]
+fn manifest_metadata_of_the_new_types_is_checked() {
+    let err = pack_fails(
+        json!({"tpack_manifest": 1, "entries": [], "metadata": [
+            {"key": "a", "type": "u8", "value": 256},
+            {"key": "b", "type": "i16[]", "value": [1, -40000]},
+            {"key": "c", "type": "f32", "value": 1.5},
+            {"key": "d", "type": "f32[]", "value": ["3f80000"]},
+            {"key": "e", "type": "bool[]", "value": [1]},
+            {"key": "f", "type": "array[]", "value": [{"type": "u8", "value": 1}]},
+            {"key": "g", "type": "array[]", "value": [[1, 2]]}
+        ]}),
+        &[],
+        &[
+            "7 problems",
+            "256 is out of range for u8",
+            "item 1: -40000 is out of range for i16",
+            "1.5 is not a string of the 8 hex digits",
+            "\"3f80000\" is not the 8 hex digits",
+            "item 0: 1 is not true or false",
+            "type \"u8\" is not an array type",
+            "is not {\"type\": \"<an array type>\"",
+        ],
+    );
+    assert!(err.contains("metadata record 6 (\"g\")"), "{err}");
+    // And the good spellings build the container.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_manifest(
+        dir.path(),
+        &json!({"tpack_manifest": 1, "entries": [], "metadata": [
+            {"key": "a", "type": "u8", "value": 255},
+            {"key": "c", "type": "f32", "value": "7f800001"},
+            {"key": "f", "type": "array[]", "value": [{"type": "u8[]", "value": [1]},
+                                                     {"type": "array[]", "value": []}]}
+        ]}),
+    );
+    let out = dir.path().join("out.tpack");
+    assert_ok(&run!("pack", path, "-o", out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    assert_eq!(c.metadata().get("a"), Some(MetaValue::U8(255)));
+    let Some(MetaValue::F32(f)) = c.metadata().get("c") else { panic!("c") };
+    assert_eq!(f.to_bits(), 0x7f80_0001);
+    let Some(MetaValue::ArrayArray(items)) = c.metadata().get("f") else { panic!("f") };
+    assert_eq!(items.count(), 2);
 }

@@ -4,12 +4,15 @@
 //! by the full verification of `tpack verify`. The formats themselves live in [`crate::formats`]; this module
 //! only picks the pair and reports.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{missing_directory, CliError, Kind, Result};
-use crate::formats::{exporter, importer, not_a_model_file, tpack, Export, Format, Import, EXPORTS, IMPORTS};
+use crate::formats::{
+    exporter, importer, not_a_model_file, tpack, Export, ExportOptions, Format, Import, EXPORTS, IMPORTS,
+};
 use crate::fsutil::{check_overwrite, size_short};
 use crate::output::StagingDir;
+use crate::shard_size::parse_size;
 
 /// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension.
 ///
@@ -22,12 +25,23 @@ use crate::output::StagingDir;
 /// An input that is invalid or cannot be represented in the output format ([`crate::Kind::Input`] or
 /// [`crate::Kind::Invalid`] for a bad tpack input), an output that is the input or a directory, an existing
 /// output without `force`, I/O failures.
-pub fn run(input: &Path, output: &Path, to: Option<Format>, force: bool, quiet: bool) -> Result<String> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<Format>,
+    force: bool,
+    quiet: bool,
+    max_shard_size: Option<&str>,
+) -> Result<String> {
+    let max_shard_size = max_shard_size
+        .map(|text| parse_size(text).map_err(|why| CliError::input(format!("--max-shard-size: {why}"))))
+        .transpose()?;
+    let options = ExportOptions { max_shard_size };
     let map = crate::fsutil::map(input)?;
     check_output_path(input, output)?;
     let Some(to) = to.or_else(|| Format::of_extension(output)) else {
         return Err(CliError::input(format!(
-            "cannot tell the output format from {}; name it .tpack or .safetensors, or pass --to",
+            "cannot tell the output format from {}; name it .tpack, .safetensors or .gguf, or pass --to",
             output.display()
         )));
     };
@@ -44,10 +58,16 @@ pub fn run(input: &Path, output: &Path, to: Option<Format>, force: bool, quiet: 
     if let Some(dir) = missing_directory(output) {
         return Err(CliError::no_directory(output, dir));
     }
-    check_overwrite(output, force)?;
+    // With shards, which files are written is told once the input is read (in `from_tpack`).
+    if max_shard_size.is_none() {
+        check_overwrite(output, force)?;
+    }
     match direction {
+        Direction::Into(_) if max_shard_size.is_some() => {
+            Err(CliError::input("--max-shard-size splits a GGUF output; tpack output is one file".to_owned()))
+        }
         Direction::Into(import) => into_tpack(import, input, &map, output, quiet),
-        Direction::From(export) => from_tpack(export, input, &map, output, quiet),
+        Direction::From(export) => from_tpack(export, input, &map, output, force, quiet, &options),
     }
 }
 
@@ -101,12 +121,46 @@ fn same_file(a: &Path, b: &Path) -> bool {
 fn into_tpack(import: &dyn Import, input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
     let model = import.read(input, bytes)?;
     tpack::write(&model, output, quiet)?;
-    Ok(done(input, output, model.entries.len(), model.metadata.len()))
+    let mut report = done(input, &[output.to_path_buf()], model.entries.len(), model.metadata.len());
+    for note in &model.notes {
+        report.push_str(&format!("note: {note}\n"));
+    }
+    Ok(report)
 }
 
 /// Verifies the container `bytes` (the content of `input`) completely, then writes it with `export`.
-fn from_tpack(export: &dyn Export, input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
+fn from_tpack(
+    export: &dyn Export,
+    input: &Path,
+    bytes: &[u8],
+    output: &Path,
+    force: bool,
+    quiet: bool,
+    options: &ExportOptions,
+) -> Result<String> {
     let container = tpack::open(input, bytes)?;
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+    let dir = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let names = export.file_names(&container, name, options)?;
+    let paths: Vec<PathBuf> = if names == [name] {
+        vec![output.to_path_buf()]
+    } else {
+        names.iter().map(|n| dir.join(n)).collect()
+    };
+    if options.max_shard_size.is_some() {
+        for p in &paths {
+            if p.is_dir() {
+                return Err(CliError::new(
+                    Kind::Io,
+                    format!("{} is a directory; it is not replaced", p.display()),
+                ));
+            }
+            check_overwrite(p, force)?;
+        }
+    }
     let bar = crate::progress::bytes(container.entries().map(|e| e.byte_len()).sum(), "verifying", quiet);
     let problems = tpack::check(&container, &mut |n| bar.inc(n));
     bar.finish_and_clear();
@@ -121,12 +175,23 @@ fn from_tpack(export: &dyn Export, input: &Path, bytes: &[u8], output: &Path, qu
     }
     // The exporter writes a file in a staging directory, with whatever temporary file it uses: an interrupt
     // then deletes the directory with everything in it.
-    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
     let staging = StagingDir::create(output)
         .map_err(|e| CliError::io("cannot create a directory next to", output, &e))?;
-    let written = export.write(input, &container, &staging.path().join(name))?;
-    staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
-    let mut report = done(input, output, written.entries, written.metadata);
+    let written = export.write(input, &container, staging.path(), name, options)?;
+    if written.files != names {
+        return Err(CliError::input(format!(
+            "{}: the {} writer wrote other files than it planned ({:?}, not {names:?}); this is a bug",
+            input.display(),
+            export.format().name(),
+            written.files
+        )));
+    }
+    if paths.len() == 1 && paths[0] == output {
+        staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
+    } else {
+        staging.commit_files(&names, &dir).map_err(|e| CliError::io("cannot save", output, &e))?;
+    }
+    let mut report = done(input, &paths, written.entries, written.metadata);
     for note in &written.notes {
         report.push_str(&format!("note: {note}\n"));
     }
@@ -150,15 +215,23 @@ fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
     ))
 }
 
-/// The report of a finished conversion.
-fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String {
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    format!(
-        "converted {} ({entries} tensors, {metadata} metadata values) to {} ({})\n",
-        input.display(),
-        output.display(),
-        size_short(bytes)
-    )
+/// The report of a finished conversion into the files `outputs`.
+fn done(input: &Path, outputs: &[PathBuf], entries: usize, metadata: usize) -> String {
+    let size = |p: &PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let files = match outputs {
+        [one] => format!("{} ({})", one.display(), size_short(size(one))),
+        many => {
+            let total = many.iter().map(size).sum();
+            let names: Vec<String> = many.iter().map(|p| p.display().to_string()).collect();
+            // A long list of shards is shown by its ends; the names between follow from them.
+            let shown = match names.as_slice() {
+                [first, _, _, .., last] => format!("{first} … {last}"),
+                all => all.join(", "),
+            };
+            format!("{} files ({}): {shown}", many.len(), size_short(total))
+        }
+    };
+    format!("converted {} ({entries} tensors, {metadata} metadata values) to {files}\n", input.display())
 }
 
 #[cfg(test)]
@@ -171,8 +244,8 @@ mod tests {
         let e = unsupported(Path::new("m.gguf"), Format::Gguf, Format::Safetensors);
         assert_eq!(
             e.to_string(),
-            "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack and \
-             tpack → safetensors"
+            "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack, \
+             tpack → safetensors and tpack → GGUF"
         );
         assert_eq!(e.kind(), crate::Kind::Input);
     }

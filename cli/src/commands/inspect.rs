@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 use tpack::{Container, Entry, MetaValue};
 
 use crate::describe::{
-    container_json, dtype_name, entry_json, meta_type_json, meta_type_text, meta_value_json, meta_value_text,
+    block_json, container_json, dtype_name, dtype_with_geometry, entry_json, meta_type_json, meta_type_text,
+    meta_value_json, meta_value_text,
 };
 use crate::error::{CliError, Result};
 use crate::formats::{importer, tpack::open, Format, Model};
@@ -116,6 +117,10 @@ pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
 struct Item {
     name: String,
     dtype: String,
+    /// The dtype with its block geometry, for the entry detail.
+    dtype_detail: String,
+    /// The block geometry of a block dtype, for JSON.
+    block: Option<Value>,
     shape: Vec<u64>,
     elements: u128,
     bytes: u64,
@@ -134,19 +139,23 @@ impl Item {
 
     /// The `--entry NAME --json` object of an entry of a foreign file.
     fn json(&self) -> Value {
-        json!({
+        let mut value = json!({
             "name": self.name,
             "dtype": self.dtype,
             "shape": self.shape,
             "elements": self.elements.to_string().parse::<u64>().map_or(Value::Null, |n| json!(n)),
             "length": self.bytes,
-        })
+        });
+        if let (Some(block), Value::Object(m)) = (&self.block, &mut value) {
+            m.insert("block".into(), block.clone());
+        }
+        value
     }
 
     fn details(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "entry {}", quoted(&self.name));
-        let _ = writeln!(out, "  dtype      {}", escape(&self.dtype));
+        let _ = writeln!(out, "  dtype      {}", escape(&self.dtype_detail));
         let _ = writeln!(out, "  shape      {} ({} elements)", self.shape_text(), self.elements);
         let _ = writeln!(out, "  size       {}", size_words(self.bytes));
         fit_all(&out)
@@ -204,6 +213,8 @@ impl<'a> Inspected<'a> {
             .map(|e| Item {
                 name: e.name.to_string(),
                 dtype: dtype_name(e.dtype),
+                dtype_detail: dtype_with_geometry(e.dtype),
+                block: block_json(e.dtype),
                 elements: e.shape.iter().map(|&d| u128::from(d)).product(),
                 shape: e.shape.clone(),
                 bytes: e.length,
@@ -608,6 +619,8 @@ fn item_of_entry(e: &Entry<'_>) -> Item {
     Item {
         name: e.name().to_owned(),
         dtype: dtype_name(e.dtype()),
+        dtype_detail: dtype_with_geometry(e.dtype()),
+        block: block_json(e.dtype()),
         shape: e.shape().dims().to_vec(),
         elements: u128::from(e.shape().elements()),
         bytes: e.byte_len(),
@@ -643,6 +656,9 @@ fn elide(doc: &mut serde_json::Map<String, Value>) -> usize {
                 record.insert("count".into(), json!(n));
                 cut += 1;
             }
+            if record.get("type") == Some(&json!("array[]")) {
+                cut += elide_items(record);
+            }
         }
     }
     if let Some(Value::Array(entries)) = doc.get_mut("entries") {
@@ -650,6 +666,29 @@ fn elide(doc: &mut serde_json::Map<String, Value>) -> usize {
             if let Some(Value::Object(nested)) = e.get_mut("container") {
                 cut += elide(nested);
             }
+        }
+    }
+    cut
+}
+
+/// Cuts the items of the `array[]` value of `holder` (a record or an item) as [`elide`] cuts records, each
+/// cut item marked the same way; returns how many items were cut.
+fn elide_items(holder: &mut serde_json::Map<String, Value>) -> usize {
+    let Some(Value::Array(items)) = holder.get_mut("value") else { return 0 };
+    let mut cut = 0;
+    for item in items.iter_mut() {
+        let Value::Object(item) = item else { continue };
+        if let Some(Value::Array(values)) = item.get_mut("value") {
+            if values.len() > JSON_ITEMS {
+                let n = values.len();
+                values.truncate(JSON_ITEMS);
+                item.insert("elided".into(), json!(true));
+                item.insert("count".into(), json!(n));
+                cut += 1;
+            }
+        }
+        if item.get("type") == Some(&json!("array[]")) {
+            cut += elide_items(item);
         }
     }
     cut
@@ -707,7 +746,7 @@ fn entry_details(e: &Entry<'_>) -> String {
     let mut out = String::new();
     let i = item_of_entry(e);
     let _ = writeln!(out, "entry {} {}", e.position(), quoted(e.name()));
-    let _ = writeln!(out, "  dtype      {}", escape(&i.dtype));
+    let _ = writeln!(out, "  dtype      {}", escape(&i.dtype_detail));
     let _ = writeln!(out, "  shape      {} ({} elements)", i.shape_text(), e.shape().elements());
     let _ = writeln!(out, "  size       {}", size_words(e.byte_len()));
     let _ = writeln!(out, "  offset     {:#x} ({})", e.offset(), e.offset());

@@ -32,7 +32,8 @@ pub fn run(manifest_path: &Path, out: &Path, force: bool, quiet: bool) -> Result
             },
         })
         .collect();
-    let model = Model { compat_flags: plan.compat_flags, entries, metadata: plan.metadata };
+    let model =
+        Model { compat_flags: plan.compat_flags, entries, metadata: plan.metadata, notes: Vec::new() };
     tpack::write(&model, out, quiet)?;
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     Ok(format!(

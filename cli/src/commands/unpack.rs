@@ -112,8 +112,8 @@ fn manifest_value(value: &MetaValue<'_>) -> Json {
     }
 }
 
-/// Refuses what `pack` could not write back byte for byte: codes from a newer minor version, and a header
-/// longer than 1.0's.
+/// Refuses what `pack` could not write back byte for byte: codes this tool does not know, and a file of a
+/// newer minor version.
 fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     if let Some(e) = c.entries().find(|e| e.dtype().name().is_none()) {
         return Err(CliError::input(format!(

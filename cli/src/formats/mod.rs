@@ -118,6 +118,8 @@ pub(crate) struct Model<'a> {
     pub(crate) entries: Vec<OutEntry<'a>>,
     /// Metadata records (the writer orders them by key).
     pub(crate) metadata: Vec<(String, OwnedValue)>,
+    /// What the reader noticed that the user should know, one sentence each (printed as `note:` lines).
+    pub(crate) notes: Vec<String>,
 }
 
 /// A foreign format that `tpack convert` reads into a container.
@@ -138,12 +140,48 @@ pub(crate) trait Export {
     /// Which format this is.
     fn format(&self) -> Format;
 
-    /// Writes `container`, already verified and read from `input` (which messages name), to `output` in this
-    /// format. Whatever this format cannot store is refused before `output` is created.
+    /// The names of the files [`Export::write`] writes for `container` when asked for the file `name`: `name`
+    /// itself, or the names of its shards. Told before any work, so that existing files are found first.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: the options cannot be met (this format has no shards, say).
+    fn file_names(
+        &self,
+        container: &Container<'_>,
+        name: &str,
+        options: &ExportOptions,
+    ) -> Result<Vec<String>> {
+        let _ = container;
+        if options.max_shard_size.is_some() {
+            return Err(crate::error::CliError::input(format!(
+                "--max-shard-size is not supported for {} output",
+                self.format().name()
+            )));
+        }
+        Ok(vec![name.to_owned()])
+    }
+
+    /// Writes `container`, already verified and read from `input` (which messages name), in this format as
+    /// the files [`Export::file_names`] names, in the directory `dir`. Whatever this format cannot store is
+    /// refused before any file is created.
     ///
     /// # Errors
     /// [`crate::Kind::Input`]: an entry or value this format cannot store; [`crate::Kind::Io`]: writing failed.
-    fn write(&self, input: &Path, container: &Container<'_>, output: &Path) -> Result<Exported>;
+    fn write(
+        &self,
+        input: &Path,
+        container: &Container<'_>,
+        dir: &Path,
+        name: &str,
+        options: &ExportOptions,
+    ) -> Result<Exported>;
+}
+
+/// How `tpack convert` asks an [`Export`] to write.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExportOptions {
+    /// `--max-shard-size`: split the output into files of at most this many bytes of tensor data.
+    pub(crate) max_shard_size: Option<u64>,
 }
 
 /// What an [`Export`] wrote, for the report.
@@ -155,13 +193,15 @@ pub(crate) struct Exported {
     pub(crate) metadata: usize,
     /// What the output format could not keep, one sentence each.
     pub(crate) notes: Vec<String>,
+    /// The files written in the directory given, in order (shards in shard order).
+    pub(crate) files: Vec<String>,
 }
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
 pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf];
 
 /// The foreign formats `tpack convert` writes.
-pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors];
+pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf];
 
 /// The reader of `format`, if it is a foreign format the tool reads.
 pub(crate) fn importer(format: Format) -> Option<&'static dyn Import> {

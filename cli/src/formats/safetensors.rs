@@ -13,7 +13,7 @@ use tpack::format::DEFAULT_ALIGNMENT;
 use tpack::{AtomicFile, Container, Dtype, MetaValue};
 
 use super::tpack::{OutEntry, Payload};
-use super::{Export, Exported, Format, Import, Model};
+use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
 use crate::manifest::OwnedValue;
@@ -143,7 +143,7 @@ impl Import for Safetensors {
             .map(|(k, v)| (k.clone(), OwnedValue::String(v.clone())))
             .collect();
         metadata.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Model { compat_flags: 0, entries, metadata })
+        Ok(Model { compat_flags: 0, entries, metadata, notes: Vec::new() })
     }
 }
 
@@ -257,7 +257,15 @@ impl Export for Safetensors {
     /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
     /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
     /// the same bytes.
-    fn write(&self, input: &Path, container: &Container<'_>, output: &Path) -> Result<Exported> {
+    fn write(
+        &self,
+        input: &Path,
+        container: &Container<'_>,
+        dir: &Path,
+        name: &str,
+        _options: &ExportOptions,
+    ) -> Result<Exported> {
+        let output = &dir.join(name);
         let tensors = Self::tensors(input, container)?;
         let targets = container.entries().filter(|e| e.target().is_some()).count();
         let metadata: BTreeMap<String, String> =
@@ -316,6 +324,6 @@ impl Export for Safetensors {
                 "safetensors has no load addresses or alignments; the load addresses of {targets} entries were dropped"
             ));
         }
-        Ok(Exported { entries: tensors.len(), metadata: metadata.len(), notes })
+        Ok(Exported { entries: tensors.len(), metadata: metadata.len(), notes, files: vec![name.to_owned()] })
     }
 }

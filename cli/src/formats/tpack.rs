@@ -117,7 +117,7 @@ pub(crate) struct OutEntry<'a> {
 /// # Errors
 /// [`Kind::Io`] for I/O failures; [`Kind::Input`] for what the writer refuses (its message names the rule).
 pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
-    let Model { compat_flags, entries, metadata } = model;
+    let Model { compat_flags, entries, metadata, .. } = model;
     let writer_error = |e: WriteError<std::io::Error>| match e {
         WriteError::Io(io) => CliError::io("cannot write", out, &io),
         other => CliError::input(format!("cannot write {}: {other}", out.display())),

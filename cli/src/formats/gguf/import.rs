@@ -1,0 +1,203 @@
+//! GGUF → tpack: every tensor with its bytes, every metadata value with its exact type, and what the GGUF
+//! file needs to be rebuilt byte for byte (its key order and version, under the reserved keys).
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
+use tpack_gguf::{GgufArray, GgufValue};
+
+use super::encode::{info_len, Header, TensorInfo};
+use super::{from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_PREFIX, VERSION};
+use crate::error::{CliError, Result};
+use crate::formats::tpack::{OutEntry, Payload};
+use crate::formats::{Format, Import, Model};
+use crate::manifest::OwnedValue;
+
+/// A GGUF metadata value as tpack metadata of the same type: `uint8` → `u8`, `float32` → `f32` (its bits
+/// kept), a `bool` array → `bool[]`, an array of arrays → `array[]` (items converted the same way).
+fn metadata_value(v: &GgufValue<'_>) -> OwnedValue {
+    match v {
+        GgufValue::U8(x) => OwnedValue::U8(*x),
+        GgufValue::I8(x) => OwnedValue::I8(*x),
+        GgufValue::U16(x) => OwnedValue::U16(*x),
+        GgufValue::I16(x) => OwnedValue::I16(*x),
+        GgufValue::U32(x) => OwnedValue::U32(*x),
+        GgufValue::I32(x) => OwnedValue::I32(*x),
+        GgufValue::F32(x) => OwnedValue::F32(*x),
+        GgufValue::U64(x) => OwnedValue::U64(*x),
+        GgufValue::I64(x) => OwnedValue::I64(*x),
+        GgufValue::F64(x) => OwnedValue::F64(*x),
+        GgufValue::Bool(x) => OwnedValue::Bool(*x),
+        GgufValue::String(s) => OwnedValue::String((*s).to_owned()),
+        GgufValue::Array(a) => array_value(a),
+    }
+}
+
+fn array_value(a: &GgufArray<'_>) -> OwnedValue {
+    match a {
+        GgufArray::U8(x) => OwnedValue::U8Array(x.clone()),
+        GgufArray::I8(x) => OwnedValue::I8Array(x.clone()),
+        GgufArray::U16(x) => OwnedValue::U16Array(x.clone()),
+        GgufArray::I16(x) => OwnedValue::I16Array(x.clone()),
+        GgufArray::U32(x) => OwnedValue::U32Array(x.clone()),
+        GgufArray::I32(x) => OwnedValue::I32Array(x.clone()),
+        GgufArray::F32(x) => OwnedValue::F32Array(x.clone()),
+        GgufArray::U64(x) => OwnedValue::U64Array(x.clone()),
+        GgufArray::I64(x) => OwnedValue::I64Array(x.clone()),
+        GgufArray::F64(x) => OwnedValue::F64Array(x.clone()),
+        GgufArray::Bool(x) => OwnedValue::BoolArray(x.clone()),
+        GgufArray::String(x) => OwnedValue::StringArray(x.iter().map(|s| (*s).to_owned()).collect()),
+        // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
+        GgufArray::Array(items) => OwnedValue::ArrayArray(items.iter().map(array_value).collect()),
+    }
+}
+
+impl Import for Gguf {
+    fn format(&self) -> Format {
+        Format::Gguf
+    }
+
+    /// Tensors in file order with shapes reversed (GGUF lists dimensions innermost first, tpack outermost
+    /// first), at the larger of the file's alignment and tpack's default (a file asking for more than
+    /// tpack's maximum is refused); a big-endian file's element tensors are byte-swapped on the way through
+    /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`] (and
+    /// [`BIG_ENDIAN`] for a big-endian file).
+    fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
+        let file = tpack_gguf::parse(bytes)
+            .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
+        let mut metadata = Vec::with_capacity(file.metadata.len().saturating_add(2));
+        for (key, value) in &file.metadata {
+            if key.starts_with(RESERVED_PREFIX) {
+                return Err(CliError::input(format!(
+                    "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
+                     the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
+                     rename the key in the GGUF file and convert that",
+                    input.display()
+                )));
+            }
+            metadata.push(((*key).to_owned(), metadata_value(value)));
+        }
+        let order = file.metadata.iter().map(|(k, _)| (*k).to_owned()).collect();
+        metadata.push((KEY_ORDER.to_owned(), OwnedValue::StringArray(order)));
+        metadata.push((VERSION.to_owned(), OwnedValue::U32(file.version)));
+        if file.big_endian {
+            metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
+        }
+        // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
+        // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
+        // (both are powers of two, so every payload stays aligned as the file asks).
+        let alignment = u32::try_from(file.alignment).ok().filter(|&a| a <= MAX_ALIGNMENT).ok_or_else(|| {
+            CliError::input(format!(
+                "{}: general.alignment is {}, more than the largest payload alignment tpack can store \
+                 ({MAX_ALIGNMENT}), so its layout cannot be kept; rewrite the GGUF file with an alignment of at \
+                 most {MAX_ALIGNMENT} (gguf-py: GGUFWriter.add_custom_alignment) and convert that",
+                input.display(),
+                file.alignment
+            ))
+        })?;
+        let alignment = alignment.max(DEFAULT_ALIGNMENT);
+        let mut entries = Vec::with_capacity(file.tensors.len());
+        for t in &file.tensors {
+            let dtype = from_ggml(t.ggml_type);
+            let payload = if file.big_endian {
+                // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
+                // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
+                // little-endian), so its bytes cannot be trusted either way.
+                match dtype.packing() {
+                    Some(Packing::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
+                    _ => {
+                        return Err(CliError::input(format!(
+                            "{}: tensor {:?} is {} in a big-endian GGUF file; the byte order of quantized blocks \
+                             in big-endian GGUF is not defined (gguf-py leaves their scales little-endian), so \
+                             it is refused",
+                            input.display(),
+                            t.name,
+                            t.ggml_type.name()
+                        )))
+                    }
+                }
+            } else {
+                Payload::Bytes(t.data)
+            };
+            entries.push(OutEntry {
+                name: Cow::Borrowed(t.name),
+                dtype,
+                shape: t.dims.iter().rev().copied().collect(),
+                alignment,
+                target: None,
+                length: t.data.len() as u64,
+                payload,
+            });
+        }
+        let notes = match unreproducible(&file, bytes) {
+            Some(why) => vec![format!(
+                "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
+                 back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
+                input.display()
+            )],
+            None => Vec::new(),
+        };
+        Ok(Model { compat_flags: 0, entries, metadata, notes })
+    }
+}
+
+/// Why the GGUF written back from this file's conversion would differ from `bytes` (the file), if it would:
+/// the header tpack would write is not this one, or the tensor data is not laid out as GGUF writers lay it
+/// out ([`layout`]), with zero padding.
+fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
+    let sizes: Vec<u64> = file.tensors.iter().map(|t| t.data.len() as u64).collect();
+    let mut header =
+        Header::new(file.version, sizes.len() as u64, file.metadata.len() as u64, file.big_endian);
+    for (key, value) in &file.metadata {
+        // Every GGUF value has a tpack form that encodes back to the same bytes; a failure here is a
+        // difference.
+        if metadata_value(value).with_value(|v| header.pair(key, &v)).is_err() {
+            return Some(format!("its metadata {key:?} cannot be written back as it is"));
+        }
+    }
+    let Some((data_start, offsets, end)) =
+        layout(header.len().saturating_add(info_bytes(file)), &sizes, file.alignment)
+    else {
+        return Some("its layout is too large to compute".to_owned());
+    };
+    for (t, offset) in file.tensors.iter().zip(&offsets) {
+        header.tensor(&TensorInfo {
+            name: t.name,
+            ne: t.dims.clone(),
+            ggml_type: t.ggml_type,
+            offset: *offset,
+        });
+    }
+    let header = header.into_bytes();
+    if data_start != file.data_offset || bytes.get(..header.len()) != Some(header.as_slice()) {
+        return Some(
+            "its tensor data is not in tensor-info order, each tensor at the next multiple of the alignment"
+                .to_owned(),
+        );
+    }
+    if (bytes.len() as u64) != end {
+        return Some(format!(
+            "it is {} bytes long, where its tensors end with their padding at byte {end}",
+            bytes.len()
+        ));
+    }
+    // Every byte outside the header and the tensors is padding: zero.
+    let mut at = header.len();
+    for t in &file.tensors {
+        let start = usize::try_from(t.offset).unwrap_or(usize::MAX);
+        if bytes.get(at..start).is_none_or(|pad| pad.iter().any(|&b| b != 0)) {
+            return Some(format!("the padding before tensor {:?} is not zero", t.name));
+        }
+        at = start.saturating_add(t.data.len());
+    }
+    if bytes.get(at..).is_none_or(|pad| pad.iter().any(|&b| b != 0)) {
+        return Some("the padding after the last tensor is not zero".to_owned());
+    }
+    None
+}
+
+/// The bytes of the tensor infos of `file`.
+fn info_bytes(file: &tpack_gguf::Gguf<'_>) -> u64 {
+    file.tensors.iter().map(|t| info_len(t.name, t.dims.len())).fold(0u64, u64::saturating_add)
+}
