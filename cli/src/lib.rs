@@ -18,6 +18,8 @@ mod natural;
 mod output;
 mod progress;
 mod safe_names;
+mod shard_size;
+mod shards;
 pub mod signals;
 mod suggest;
 mod text;
@@ -30,3 +32,12 @@ pub use commands::unpack::run as run_unpack;
 pub use commands::verify::{run as run_verify, run_files as run_verify_files};
 pub use error::{CliError, Kind, Result};
 pub use formats::Format;
+
+/// Parses a `--max-shard-size` value: `123`, `500MB`, `2GB` (powers of 1000, as Hugging Face counts),
+/// `500MiB`, `1.5GiB` (powers of 1024).
+///
+/// # Errors
+/// A sentence saying why `text` is not a size.
+pub fn parse_shard_size(text: &str) -> std::result::Result<u64, String> {
+    shard_size::parse_size(text)
+}

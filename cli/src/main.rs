@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tpack_cli::{
-    run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format, InspectOptions,
+    parse_shard_size, run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format,
+    InspectOptions,
 };
 
 const EXIT_CODES: &str = "\
@@ -29,7 +30,10 @@ Examples:
   tpack unpack model.tpack -o model-files/
   tpack convert model.safetensors model.tpack
   tpack convert llama.gguf llama.tpack
-  tpack convert model.tpack model.safetensors";
+  tpack convert model.tpack model.safetensors
+  tpack convert model.safetensors.index.json model.tpack
+  tpack convert llama-00001-of-00004.gguf llama.tpack
+  tpack convert model.tpack out/model.safetensors --max-shard-size 5GB";
 
 /// Inspect, verify, build and convert tpack model-weight containers.
 #[derive(Parser)]
@@ -138,9 +142,13 @@ enum Command {
     /// Convert safetensors → tpack, GGUF → tpack (Q8_0 and Q4_0 included) or tpack → safetensors.
     ///
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
-    /// Tensor bytes are copied unchanged; the input is validated completely first.
+    /// Tensor bytes are copied unchanged; the input is validated completely first. IN may be a sharded model:
+    /// a Hugging Face `*.safetensors.index.json` (or its directory) or the first file of a split GGUF; every
+    /// shard is checked and the whole model becomes one container.
     #[command(after_help = "Examples:\n  tpack convert model.safetensors model.tpack\n  \
-                            tpack convert llama-q8_0.gguf llama.tpack\n  tpack convert model.tpack model.safetensors")]
+                            tpack convert llama-q8_0.gguf llama.tpack\n  tpack convert model.tpack model.safetensors\n  \
+                            tpack convert hf-model/ model.tpack\n  tpack convert llama-00001-of-00004.gguf llama.tpack\n  \
+                            tpack convert model.tpack out/model.safetensors --max-shard-size 5GB")]
     Convert {
         /// The input file.
         input: PathBuf,
@@ -152,6 +160,10 @@ enum Command {
         /// Replace OUT if it exists.
         #[arg(long)]
         force: bool,
+        /// Write safetensors as shards of at most SIZE bytes (`500MB`, `5GB`, `1.5GiB`) with an index, named as
+        /// Hugging Face names them; a tensor larger than SIZE gets a shard of its own.
+        #[arg(long, value_name = "SIZE", value_parser = parse_shard_size)]
+        max_shard_size: Option<u64>,
     },
 }
 
@@ -182,12 +194,12 @@ fn main() {
         Command::Verify { files, json } => run_verify_files(files, *json, quiet, &mut std::io::stdout()),
         Command::Pack { manifest, output, force } => run_pack(manifest, output, *force, quiet),
         Command::Unpack { file, output, force } => run_unpack(file, output, *force),
-        Command::Convert { input, output, to, force } => {
+        Command::Convert { input, output, to, force, max_shard_size } => {
             let to = to.map(|t| match t {
                 Target::Tpack => Format::Tpack,
                 Target::Safetensors => Format::Safetensors,
             });
-            run_convert(input, output, to, *force, quiet)
+            run_convert(input, output, to, *force, *max_shard_size, quiet)
         }
     };
     tpack_cli::signals::finish(|| match result {

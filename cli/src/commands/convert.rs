@@ -6,12 +6,16 @@
 
 use std::path::Path;
 
+use ::tpack::Container;
+
 use crate::error::{missing_directory, CliError, Kind, Result};
 use crate::formats::{exporter, importer, not_a_model_file, tpack, Export, Format, Import, EXPORTS, IMPORTS};
 use crate::fsutil::{check_overwrite, size_short};
 use crate::output::StagingDir;
 
-/// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension.
+/// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension; `max_shard_size`
+/// splits a safetensors output into shards of at most that many bytes ([`crate::shards`]). IN may also be a
+/// shard set: a Hugging Face index (or its directory) or the first file of a split GGUF.
 ///
 /// Every refusal that does not depend on the input's content comes before any conversion work, each with its
 /// own message, in this order: OUT is IN itself; OUT is a directory; OUT's format cannot be told; IN is in no
@@ -22,15 +26,20 @@ use crate::output::StagingDir;
 /// An input that is invalid or cannot be represented in the output format ([`crate::Kind::Input`] or
 /// [`crate::Kind::Invalid`] for a bad tpack input), an output that is the input or a directory, an existing
 /// output without `force`, I/O failures.
-pub fn run(input: &Path, output: &Path, to: Option<Format>, force: bool, quiet: bool) -> Result<String> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<Format>,
+    force: bool,
+    max_shard_size: Option<u64>,
+    quiet: bool,
+) -> Result<String> {
+    if let Some(set) = crate::shards::ShardSet::find(input)? {
+        return crate::shards::into_tpack(&set, output, to, force, max_shard_size, quiet);
+    }
     let map = crate::fsutil::map(input)?;
     check_output_path(input, output)?;
-    let Some(to) = to.or_else(|| Format::of_extension(output)) else {
-        return Err(CliError::input(format!(
-            "cannot tell the output format from {}; name it .tpack or .safetensors, or pass --to",
-            output.display()
-        )));
-    };
+    let to = output_format(output, to)?;
     let Some(from) = Format::sniff(&map) else {
         return Err(CliError::input(not_a_model_file(input, &map)));
     };
@@ -41,14 +50,31 @@ pub fn run(input: &Path, output: &Path, to: Option<Format>, force: bool, quiet: 
         _ => None,
     };
     let direction = direction.ok_or_else(|| unsupported(input, from, to))?;
+    crate::shards::check_shard_size_target(max_shard_size, to)?;
     if let Some(dir) = missing_directory(output) {
         return Err(CliError::no_directory(output, dir));
     }
     check_overwrite(output, force)?;
-    match direction {
-        Direction::Into(import) => into_tpack(import, input, &map, output, quiet),
-        Direction::From(export) => from_tpack(export, input, &map, output, quiet),
+    match (direction, max_shard_size) {
+        (Direction::Into(import), _) => into_tpack(import, input, &map, output, quiet),
+        (Direction::From(_), Some(limit)) if to == Format::Safetensors => {
+            crate::shards::safetensors_out::from_tpack(input, &map, output, limit, force, quiet)
+        }
+        (Direction::From(export), _) => from_tpack(export, input, &map, output, quiet),
     }
+}
+
+/// The output format: `to` if given, else the one OUT's extension names.
+///
+/// # Errors
+/// [`Kind::Input`] when neither says.
+pub(crate) fn output_format(output: &Path, to: Option<Format>) -> Result<Format> {
+    to.or_else(|| Format::of_extension(output)).ok_or_else(|| {
+        CliError::input(format!(
+            "cannot tell the output format from {}; name it .tpack or .safetensors, or pass --to",
+            output.display()
+        ))
+    })
 }
 
 /// Which way a conversion goes through the hub.
@@ -61,7 +87,7 @@ enum Direction {
 
 /// Refuses an output that is the input itself (the same path, a link to it, or a hard link: the same file on
 /// the same device), which even `--force` must not replace, and one that is a directory.
-fn check_output_path(input: &Path, output: &Path) -> Result<()> {
+pub(crate) fn check_output_path(input: &Path, output: &Path) -> Result<()> {
     if same_file(input, output) {
         return Err(CliError::new(
             Kind::Io,
@@ -107,24 +133,46 @@ fn into_tpack(import: &dyn Import, input: &Path, bytes: &[u8], output: &Path, qu
 /// Verifies the container `bytes` (the content of `input`) completely, then writes it with `export`.
 fn from_tpack(export: &dyn Export, input: &Path, bytes: &[u8], output: &Path, quiet: bool) -> Result<String> {
     let container = tpack::open(input, bytes)?;
+    check_intact(input, &container, quiet)?;
+    export_file(export, input, &container, output)
+}
+
+/// Verifies `container` (read from `input`) completely: the first corrupt entry is the error.
+///
+/// # Errors
+/// [`Kind::Invalid`] naming the first corrupt entry.
+pub(crate) fn check_intact(input: &Path, container: &Container<'_>, quiet: bool) -> Result<()> {
     let bar = crate::progress::bytes(container.entries().map(|e| e.byte_len()).sum(), "verifying", quiet);
-    let problems = tpack::check(&container, &mut |n| bar.inc(n));
+    let problems = tpack::check(container, &mut |n| bar.inc(n));
     bar.finish_and_clear();
-    if let Some(p) = problems.first() {
-        return Err(CliError::invalid(format!(
+    match problems.first() {
+        Some(p) => Err(CliError::invalid(format!(
             "{} is corrupt, so it is not converted: entry {} {:?}: {} (`tpack verify` lists every problem)",
             input.display(),
             p.entry,
             p.name,
             p.what
-        )));
+        ))),
+        None => Ok(()),
     }
+}
+
+/// Writes the verified `container` (read from `input`) to the one file `output` with `export`, and reports.
+///
+/// # Errors
+/// What `export` refuses, and I/O failures.
+pub(crate) fn export_file(
+    export: &dyn Export,
+    input: &Path,
+    container: &Container<'_>,
+    output: &Path,
+) -> Result<String> {
     // The exporter writes a file in a staging directory, with whatever temporary file it uses: an interrupt
     // then deletes the directory with everything in it.
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
     let staging = StagingDir::create(output)
         .map_err(|e| CliError::io("cannot create a directory next to", output, &e))?;
-    let written = export.write(input, &container, &staging.path().join(name))?;
+    let written = export.write(input, container, &staging.path().join(name))?;
     staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
     let mut report = done(input, output, written.entries, written.metadata);
     for note in &written.notes {
@@ -134,7 +182,7 @@ fn from_tpack(export: &dyn Export, input: &Path, bytes: &[u8], output: &Path, qu
 }
 
 /// The refusal of a pair of formats no reader and writer connect, listing the pairs that are.
-fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
+pub(crate) fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
     let mut pairs: Vec<String> = IMPORTS.iter().map(|i| format!("{} → tpack", i.format().name())).collect();
     pairs.extend(EXPORTS.iter().map(|e| format!("tpack → {}", e.format().name())));
     let supported = match pairs.split_last() {
@@ -151,7 +199,7 @@ fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
 }
 
 /// The report of a finished conversion.
-fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String {
+pub(crate) fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String {
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     format!(
         "converted {} ({entries} tensors, {metadata} metadata values) to {} ({})\n",
