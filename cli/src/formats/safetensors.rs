@@ -284,10 +284,9 @@ impl Safetensors {
         safetensors::tensor::Metadata::new(None, infos.clone()).map_err(|e| {
             CliError::input(format!("{}: safetensors refuses the layout: {e}", input.display()))
         })?;
-        let mut header =
-            serde_json::to_vec(&Header { metadata: &metadata, tensors: &infos }).map_err(|e| {
-                CliError::input(format!("{}: cannot write the safetensors header: {e}", input.display()))
-            })?;
+        let mut header = serde_json::to_vec(&Header { metadata, tensors: &infos }).map_err(|e| {
+            CliError::input(format!("{}: cannot write the safetensors header: {e}", input.display()))
+        })?;
         header.resize(header.len().next_multiple_of(HEADER_ALIGN), b' ');
         if header.len() > MAX_HEADER_LEN {
             return Err(CliError::input(format!(

@@ -65,15 +65,13 @@ pub(crate) fn locate(input: &Path) -> Result<Option<PathBuf>> {
     Ok(json.then(|| input.to_path_buf()))
 }
 
-/// Whether `name` is a plain file name: one path component, not `.` or `..`, no separator of any platform,
-/// no NUL. Shards must lie next to their index, so an index can never make convert read outside its directory
+/// Whether `name` is a plain file name: one path component, not `.` or `..`, no separator of any platform
+/// (`/`, `\`, and `:` of Windows drives), no NUL. Shards must lie next to their index, so an index can never make convert read outside its directory
 /// (a shard that is a symlink is followed: Hugging Face's cache links every shard to a blob elsewhere).
 fn plain_name(name: &str) -> bool {
     let mut parts = Path::new(name).components();
-    matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None))
-        && !name.contains(['/', '\\', '\0'])
-        && !name.ends_with(':')
-        && !(name.len() >= 2 && name.as_bytes().get(1) == Some(&b':'))
+    let one = matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None));
+    one && !name.contains(['/', '\\', ':', '\0'])
 }
 
 /// Parses the index `text` (the content of `path`, which messages name), checking its structure completely:
@@ -235,19 +233,16 @@ pub(crate) fn check(path: &Path, index: &Index, shards: &[Shard], models: &[Mode
         for e in &model.entries {
             let name = e.name.as_ref();
             let mapped = index.weight_map.get(name).copied();
-            match holders.get(name).map(Vec::as_slice) {
-                Some([first, second, ..]) => {
-                    let says = match mapped {
-                        Some(f) => format!("the index maps it to {}", shown(f)),
-                        None => "the index does not name it".to_owned(),
-                    };
-                    return Err(disagree(format!(
-                        "tensor {name:?} is in two shards, {} and {}; {says}",
-                        shown(*first),
-                        shown(*second)
-                    )));
-                }
-                _ => {}
+            if let Some([first, second, ..]) = holders.get(name).map(Vec::as_slice) {
+                let says = match mapped {
+                    Some(f) => format!("the index maps it to {}", shown(f)),
+                    None => "the index does not name it".to_owned(),
+                };
+                return Err(disagree(format!(
+                    "tensor {name:?} is in two shards, {} and {}; {says}",
+                    shown(*first),
+                    shown(*second)
+                )));
             }
             match mapped {
                 None => {
