@@ -1,9 +1,11 @@
 //! The `tpack` command-line tool as a library: each command is a module under `commands/` whose `run`
 //! returns the text to print or a [`CliError`] in plain words; each file format is a module under
-//! `formats/`. `main.rs` only parses arguments and prints.
+//! `formats/`; models stored in several files (shard sets in, sharded safetensors out) are `shards/`.
+//! `main.rs` only parses arguments and prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
-//! `run_*` function per command, the [`Format`] that `convert --to` names, the error type, and the signal
+//! `run_*` function per command, the [`Format`] that `convert --to` names, the `--max-shard-size` parser
+//! ([`parse_shard_size`]), the error type, and the signal
 //! handling the binary installs ([`signals`]). The GGUF
 //! parser is its own crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate.
 

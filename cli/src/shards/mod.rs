@@ -39,7 +39,7 @@ pub(crate) struct Shard {
 
 /// What ties the shards of a set together.
 #[derive(Debug)]
-enum Kind {
+enum SetKind {
     /// A Hugging Face index (the file is [`ShardSet::origin`]).
     Index(hf_index::Index),
     /// A llama.cpp split GGUF (the first split is [`ShardSet::origin`]).
@@ -51,7 +51,7 @@ enum Kind {
 pub(crate) struct ShardSet {
     /// The file that names the set: the index, or the first split.
     origin: PathBuf,
-    kind: Kind,
+    kind: SetKind,
     /// The shards in order: the index's files in natural order, or the splits by number.
     shards: Vec<Shard>,
 }
@@ -75,7 +75,7 @@ impl ShardSet {
     pub(crate) fn find(input: &Path) -> Result<Option<ShardSet>> {
         if let Some(index_path) = hf_index::locate(input)? {
             let (index, shards) = hf_index::open(&index_path)?;
-            return Ok(Some(ShardSet { origin: index_path, kind: Kind::Index(index), shards }));
+            return Ok(Some(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
         }
         // Only a file that is GGUF by its first bytes can be a split; anything else goes the one-file way.
         let Ok(file) = std::fs::File::open(input) else {
@@ -90,7 +90,7 @@ impl ShardSet {
         let map = crate::fsutil::map(input)?;
         Ok(gguf_split::open(input, map)?.map(|shards| ShardSet {
             origin: input.to_path_buf(),
-            kind: Kind::GgufSplit,
+            kind: SetKind::GgufSplit,
             shards,
         }))
     }
@@ -99,14 +99,14 @@ impl ShardSet {
     #[must_use]
     pub(crate) fn format(&self) -> Format {
         match self.kind {
-            Kind::Index(_) => Format::Safetensors,
-            Kind::GgufSplit => Format::Gguf,
+            SetKind::Index(_) => Format::Safetensors,
+            SetKind::GgufSplit => Format::Gguf,
         }
     }
 
     /// Every file of the set: the index (if there is one) and the shards.
     fn files(&self) -> impl Iterator<Item = &Path> {
-        let index = matches!(self.kind, Kind::Index(_)).then_some(self.origin.as_path());
+        let index = matches!(self.kind, SetKind::Index(_)).then_some(self.origin.as_path());
         index.into_iter().chain(self.shards.iter().map(|s| s.path.as_path()))
     }
 
@@ -120,7 +120,7 @@ impl ShardSet {
         let mut models = Vec::with_capacity(self.shards.len());
         let mut notes = Vec::new();
         match &self.kind {
-            Kind::Index(index) => {
+            SetKind::Index(index) => {
                 for s in &self.shards {
                     models.push(Safetensors.read(&s.path, &s.map)?);
                 }
@@ -139,7 +139,7 @@ impl ShardSet {
                     ));
                 }
             }
-            Kind::GgufSplit => {
+            SetKind::GgufSplit => {
                 let alignment = self.first_alignment();
                 for s in &self.shards {
                     let mut model = Gguf.read(&s.path, &s.map)?;
@@ -150,7 +150,8 @@ impl ShardSet {
         }
         let parts = self.shards.iter().map(|s| s.path.as_path()).zip(models).collect();
         let model = merge::merge(&self.origin, parts)?;
-        if let (Kind::GgufSplit, Some(declared)) = (&self.kind, gguf_split::declared_tensors(&self.shards)) {
+        if let (SetKind::GgufSplit, Some(declared)) = (&self.kind, gguf_split::declared_tensors(&self.shards))
+        {
             let held = model.entries.len() as u64;
             if held != declared {
                 return Err(CliError::input(format!(
