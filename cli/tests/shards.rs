@@ -457,6 +457,12 @@ fn a_directory_needs_exactly_one_index() {
     let sub = empty.path().join("d");
     std::fs::create_dir(&sub).unwrap();
     refused(&sub, 3, &["is a directory with no sharded safetensors index"]);
+    std::fs::copy(fixture("model.safetensors"), sub.join("model.safetensors")).unwrap();
+    refused(
+        &sub,
+        3,
+        &["no sharded safetensors index", "(to convert one file, name it: ", "model.safetensors)"],
+    );
 }
 
 #[test]

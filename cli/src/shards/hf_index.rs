@@ -41,23 +41,28 @@ pub(crate) struct Index {
 pub(crate) fn locate(input: &Path) -> Result<Option<PathBuf>> {
     if input.is_dir() {
         let listing = std::fs::read_dir(input).map_err(|e| CliError::io("cannot list", input, &e))?;
-        let mut found: Vec<String> = listing
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|name| name.ends_with(INDEX_SUFFIX))
-            .collect();
-        found.sort_by(|a, b| crate::natural::cmp(a, b));
+        let mut names: Vec<String> = listing.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+        names.sort_by(|a, b| crate::natural::cmp(a, b));
+        let found: Vec<&String> = names.iter().filter(|name| name.ends_with(INDEX_SUFFIX)).collect();
         return match found.as_slice() {
             [one] => Ok(Some(input.join(one))),
-            [] => Err(CliError::input(format!(
-                "{} is a directory with no sharded safetensors index (*{INDEX_SUFFIX}) in it; give convert a \
-                 model file, an index, or the directory that holds an index",
-                input.display()
-            ))),
+            [] => {
+                let model = names.iter().find(|n| n.ends_with(".safetensors") || n.ends_with(".gguf"));
+                let hint = match model {
+                    Some(m) => format!(" (to convert one file, name it: {})", input.join(m).display()),
+                    None => String::new(),
+                };
+                Err(CliError::input(format!(
+                    "{} is a directory with no sharded safetensors index (*{INDEX_SUFFIX}) in it; give convert a \
+                     model file, an index, or the directory that holds an index{hint}",
+                    input.display()
+                )))
+            }
             several => Err(CliError::input(format!(
                 "{} holds {} sharded safetensors indexes ({}); give convert the one to read",
                 input.display(),
                 several.len(),
-                several.join(", ")
+                several.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             ))),
         };
     }
