@@ -14,7 +14,7 @@ use crate::fsutil::{check_overwrite, size_short};
 use crate::output::StagingDir;
 
 /// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension; `max_shard_size`
-/// splits a safetensors output into shards of at most that many bytes ([`crate::shards`]). IN may also be a
+/// splits a safetensors output into shards of at most that many bytes (module `shards`). IN may also be a
 /// shard set: a Hugging Face index (or its directory) or the first file of a split GGUF.
 ///
 /// Every refusal that does not depend on the input's content comes before any conversion work, each with its
@@ -199,7 +199,7 @@ pub(crate) fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
 }
 
 /// The report of a finished conversion.
-pub(crate) fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String {
+fn done(input: &Path, output: &Path, entries: usize, metadata: usize) -> String {
     let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     format!(
         "converted {} ({entries} tensors, {metadata} metadata values) to {} ({})\n",
