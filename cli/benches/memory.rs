@@ -75,7 +75,7 @@ fn child(role: &str, input: &Path, output: &Path) {
             std::hint::black_box(st.len());
         }),
         "tpack" => peak_anon_kib(|| {
-            tpack_cli::run_convert(input, output, None, true, true, None).unwrap();
+            tpack_cli::run_convert(input, output, None, true, None, true).unwrap();
         }),
         "safetensors" => peak_anon_kib(|| {
             let m = map(input);

@@ -1,9 +1,11 @@
 //! The `tpack` command-line tool as a library: each command is a module under `commands/` whose `run`
 //! returns the text to print or a [`CliError`] in plain words; each file format is a module under
-//! `formats/`. `main.rs` only parses arguments and prints.
+//! `formats/`; models stored in several files (shard sets in, sharded safetensors out) are `shards/`.
+//! `main.rs` only parses arguments and prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
-//! `run_*` function per command, the [`Format`] that `convert --to` names, the error type, and the signal
+//! `run_*` function per command, the [`Format`] that `convert --to` names, the `--max-shard-size` parser
+//! ([`parse_shard_size`]), the error type, and the signal
 //! handling the binary installs ([`signals`]). The GGUF
 //! parser is its own crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate.
 
@@ -20,6 +22,7 @@ mod owned_value;
 mod progress;
 mod safe_names;
 mod shard_size;
+mod shards;
 pub mod signals;
 mod suggest;
 mod text;
@@ -32,3 +35,12 @@ pub use commands::unpack::run as run_unpack;
 pub use commands::verify::{run as run_verify, run_files as run_verify_files};
 pub use error::{CliError, Kind, Result};
 pub use formats::Format;
+
+/// Parses a `--max-shard-size` value: `123`, `500MB`, `2GB` (powers of 1000, as Hugging Face counts),
+/// `500MiB`, `1.5GiB` (powers of 1024).
+///
+/// # Errors
+/// A sentence saying why `text` is not a size.
+pub fn parse_shard_size(text: &str) -> std::result::Result<u64, String> {
+    shard_size::parse_size(text)
+}

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tpack_cli::{
-    run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format, InspectOptions,
+    parse_shard_size, run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format,
+    InspectOptions,
 };
 
 const EXIT_CODES: &str = "\
@@ -29,8 +30,11 @@ Examples:
   tpack unpack model.tpack -o model-files/
   tpack convert model.safetensors model.tpack
   tpack convert llama.gguf llama.tpack
+  tpack convert model.tpack model.safetensors
   tpack convert llama.tpack llama.gguf --max-shard-size 2GB
-  tpack convert model.tpack model.safetensors";
+  tpack convert model.safetensors.index.json model.tpack
+  tpack convert llama-00001-of-00004.gguf llama.tpack
+  tpack convert model.tpack out/model.safetensors --max-shard-size 5GB";
 
 /// Inspect, verify, build and convert tpack model-weight containers.
 #[derive(Parser)]
@@ -140,11 +144,15 @@ enum Command {
     ///
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
     /// Tensor bytes are copied unchanged; the input is validated completely first. A GGUF file converted to
-    /// tpack and back comes back byte for byte.
+    /// tpack and back comes back byte for byte. IN may be a sharded model: a Hugging Face
+    /// `*.safetensors.index.json` (or its directory) or the first file of a split GGUF; every shard is
+    /// checked and the whole model becomes one container.
     #[command(after_help = "Examples:\n  tpack convert model.safetensors model.tpack\n  \
                             tpack convert llama-q4_k_m.gguf llama.tpack\n  tpack convert llama.tpack llama.gguf\n  \
                             tpack convert llama.tpack llama.gguf --max-shard-size 2GB\n  \
-                            tpack convert model.tpack model.safetensors")]
+                            tpack convert model.tpack model.safetensors\n  \
+                            tpack convert hf-model/ model.tpack\n  tpack convert llama-00001-of-00004.gguf llama.tpack\n  \
+                            tpack convert model.tpack out/model.safetensors --max-shard-size 5GB")]
     Convert {
         /// The input file.
         input: PathBuf,
@@ -156,10 +164,11 @@ enum Command {
         /// Replace OUT if it exists (with --max-shard-size: replace existing shards).
         #[arg(long)]
         force: bool,
-        /// With GGUF output: split into llama.cpp-style shards (NAME-00001-of-00003.gguf, ...) of at most SIZE
-        /// bytes of tensor data each: 123, 500MB, 2GB (powers of 1000), 500MiB, 1.5GiB (powers of 1024).
-        #[arg(long, value_name = "SIZE")]
-        max_shard_size: Option<String>,
+        /// Write safetensors or GGUF output as shards of at most SIZE bytes of tensor data each, named as
+        /// Hugging Face (with an index) or llama.cpp name them: 123, 500MB, 5GB (powers of 1000), 500MiB,
+        /// 1.5GiB (powers of 1024). A safetensors tensor larger than SIZE gets a shard of its own.
+        #[arg(long, value_name = "SIZE", value_parser = parse_shard_size)]
+        max_shard_size: Option<u64>,
     },
 }
 
@@ -197,7 +206,7 @@ fn main() {
                 Target::Safetensors => Format::Safetensors,
                 Target::Gguf => Format::Gguf,
             });
-            run_convert(input, output, to, *force, quiet, max_shard_size.as_deref())
+            run_convert(input, output, to, *force, *max_shard_size, quiet)
         }
     };
     tpack_cli::signals::finish(|| match result {

@@ -29,6 +29,9 @@ pub const SHRUNK_EXIT: u8 = 4;
 /// Outputs registered at once: one per command today (a file or a staging directory); more is a bug.
 const SLOTS: usize = 8;
 
+/// Inputs watched at once: every shard of a sharded model is mapped (a large model has a few hundred).
+const INPUT_SLOTS: usize = 4096;
+
 /// Serializes creating and committing outputs against the interrupt thread's sweep and exit.
 static LOCK: Mutex<()> = Mutex::new(());
 
@@ -112,7 +115,7 @@ mod unix {
     use std::sync::atomic::{AtomicPtr, Ordering};
     use std::sync::OnceLock;
 
-    use super::{lock, SHRUNK_EXIT, SLOTS};
+    use super::{lock, INPUT_SLOTS, SHRUNK_EXIT, SLOTS};
 
     /// A registered output, owned by its slot while it is in one.
     #[derive(Debug)]
@@ -137,7 +140,7 @@ mod unix {
 
     /// Inputs mapped so far (when all slots are used, a new one takes the first). Inputs are never freed — a
     /// few per run — so the handler can read them without synchronisation.
-    static INPUTS: [AtomicPtr<Input>; SLOTS] = [const { AtomicPtr::new(ptr::null_mut()) }; SLOTS];
+    static INPUTS: [AtomicPtr<Input>; INPUT_SLOTS] = [const { AtomicPtr::new(ptr::null_mut()) }; INPUT_SLOTS];
 
     /// The SIGBUS action before ours, restored for faults outside every mapped input.
     static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();

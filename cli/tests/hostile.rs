@@ -33,7 +33,7 @@ fn every_command(name: &str, bytes: &[u8]) {
     let _ = run_verify(&input, true);
     for out in ["o.tpack", "o.safetensors"] {
         let out = dir.path().join(out);
-        if run_convert(&input, &out, None, false, true, None).is_err() {
+        if run_convert(&input, &out, None, false, None, true).is_err() {
             assert!(!out.exists(), "a failed conversion left {}", out.display());
         }
     }
@@ -90,7 +90,7 @@ fn the_safetensors_header_size_limit_holds() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("huge.safetensors");
     std::fs::write(&input, &bytes).unwrap();
-    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, true, None).unwrap_err();
+    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, None, true).unwrap_err();
     assert!(err.to_string().contains("not a valid safetensors file"), "{err}");
 }
 
@@ -103,6 +103,6 @@ fn a_gguf_claiming_2_pow_60_tensors_fails_fast() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("huge.gguf");
     std::fs::write(&input, &bytes).unwrap();
-    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, true, None).unwrap_err();
+    let err = run_convert(&input, &dir.path().join("o.tpack"), None, false, None, true).unwrap_err();
     assert!(err.to_string().contains("not a valid GGUF file"), "{err}");
 }

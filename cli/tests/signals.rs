@@ -342,3 +342,58 @@ fn convert_of_an_input_that_shrinks_is_an_error_and_leaves_nothing() {
     assert_shrank(finish(child), &input, &out_dir);
     assert!(!output.exists());
 }
+
+#[test]
+fn convert_to_sharded_safetensors_interrupted_leaves_no_shard_and_no_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tpack");
+    container(&input, 8, BIG);
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.safetensors");
+    let index = out_dir.join("model.safetensors.index.json");
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        interrupt(
+            &[os("convert"), os(&input), os(&output), os("--max-shard-size"), os("20MiB")],
+            signal,
+            &out_dir,
+            &index,
+        );
+        assert_eq!(fs::read_dir(&out_dir).unwrap().count(), 0, "a shard was left");
+    }
+}
+
+#[test]
+fn convert_of_a_shard_that_shrinks_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("model");
+    fs::create_dir(&set).unwrap();
+    let shards = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"];
+    let mut weight_map = String::new();
+    for (i, name) in shards.iter().enumerate() {
+        let path = set.join(name);
+        safetensors(&path, BIG);
+        // Each shard's one tensor needs its own name: rename "w" in the header (same length).
+        let mut bytes = fs::read(&path).unwrap();
+        let at = bytes.windows(3).position(|w| w == b"\"w\"").unwrap();
+        bytes[at + 1] = b'a' + i as u8;
+        File::options().write(true).open(&path).unwrap().write_all(&bytes[..at + 2]).unwrap();
+        weight_map.push_str(&format!(
+            "{}\"{}\": \"{name}\"",
+            if i > 0 { ", " } else { "" },
+            (b'a' + i as u8) as char
+        ));
+    }
+    fs::write(set.join("model.safetensors.index.json"), format!("{{\"weight_map\": {{{weight_map}}}}}"))
+        .unwrap();
+    let out_dir = dir.path().join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join("model.tpack");
+    let second = set.join(shards[1]);
+    let mut child = spawn(&[os("convert"), os(&set), os(&output)]);
+    // Once the output is being written, the first shard's payload is being read; the second's comes next.
+    wait_for(&mut child, "a temporary output appeared", || !hidden(&out_dir).is_empty());
+    File::options().write(true).open(&second).unwrap().set_len(4096).unwrap();
+    assert_shrank(finish(child), &second, &out_dir);
+    assert!(!output.exists());
+}

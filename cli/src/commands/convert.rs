@@ -6,15 +6,18 @@
 
 use std::path::{Path, PathBuf};
 
+use ::tpack::Container;
+
 use crate::error::{missing_directory, CliError, Kind, Result};
 use crate::formats::{
     exporter, importer, not_a_model_file, tpack, Export, ExportOptions, Format, Import, EXPORTS, IMPORTS,
 };
 use crate::fsutil::{check_overwrite, size_short};
 use crate::output::StagingDir;
-use crate::shard_size::parse_size;
 
-/// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension.
+/// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension; `max_shard_size`
+/// splits a safetensors output into shards of at most that many bytes (module `shards`). IN may also be a
+/// shard set: a Hugging Face index (or its directory) or the first file of a split GGUF.
 ///
 /// Every refusal that does not depend on the input's content comes before any conversion work, each with its
 /// own message, in this order: OUT is IN itself; OUT is a directory; OUT's format cannot be told; IN is in no
@@ -30,21 +33,15 @@ pub fn run(
     output: &Path,
     to: Option<Format>,
     force: bool,
+    max_shard_size: Option<u64>,
     quiet: bool,
-    max_shard_size: Option<&str>,
 ) -> Result<String> {
-    let max_shard_size = max_shard_size
-        .map(|text| parse_size(text).map_err(|why| CliError::input(format!("--max-shard-size: {why}"))))
-        .transpose()?;
-    let options = ExportOptions { max_shard_size };
+    if let Some(set) = crate::shards::ShardSet::find(input)? {
+        return crate::shards::into_tpack(&set, output, to, force, max_shard_size, quiet);
+    }
     let map = crate::fsutil::map(input)?;
     check_output_path(input, output)?;
-    let Some(to) = to.or_else(|| Format::of_extension(output)) else {
-        return Err(CliError::input(format!(
-            "cannot tell the output format from {}; name it .tpack, .safetensors or .gguf, or pass --to",
-            output.display()
-        )));
-    };
+    let to = output_format(output, to)?;
     let Some(from) = Format::sniff(&map) else {
         return Err(CliError::input(not_a_model_file(input, &map)));
     };
@@ -55,20 +52,36 @@ pub fn run(
         _ => None,
     };
     let direction = direction.ok_or_else(|| unsupported(input, from, to))?;
+    crate::shards::check_shard_size_target(max_shard_size, to)?;
     if let Some(dir) = missing_directory(output) {
         return Err(CliError::no_directory(output, dir));
     }
-    // With shards, which files are written is told once the input is read (in `from_tpack`).
-    if max_shard_size.is_none() {
+    // Sharded GGUF output: which files are written is told once the input is read (in `from_tpack`). A
+    // sharded safetensors output still refuses an existing OUT without `--force`: loaders prefer OUT to an index.
+    if max_shard_size.is_none() || to == Format::Safetensors {
         check_overwrite(output, force)?;
     }
-    match direction {
-        Direction::Into(_) if max_shard_size.is_some() => {
-            Err(CliError::input("--max-shard-size splits a GGUF output; tpack output is one file".to_owned()))
+    let options = ExportOptions { max_shard_size };
+    match (direction, max_shard_size) {
+        (Direction::Into(import), _) => into_tpack(import, input, &map, output, quiet),
+        (Direction::From(_), Some(limit)) if to == Format::Safetensors => {
+            crate::shards::safetensors_out::from_tpack(input, &map, output, limit, force, quiet)
         }
-        Direction::Into(import) => into_tpack(import, input, &map, output, quiet),
-        Direction::From(export) => from_tpack(export, input, &map, output, force, quiet, &options),
+        (Direction::From(export), _) => from_tpack(export, input, &map, output, force, quiet, &options),
     }
+}
+
+/// The output format: `to` if given, else the one OUT's extension names.
+///
+/// # Errors
+/// [`Kind::Input`] when neither says.
+pub(crate) fn output_format(output: &Path, to: Option<Format>) -> Result<Format> {
+    to.or_else(|| Format::of_extension(output)).ok_or_else(|| {
+        CliError::input(format!(
+            "cannot tell the output format from {}; name it .tpack, .safetensors or .gguf, or pass --to",
+            output.display()
+        ))
+    })
 }
 
 /// Which way a conversion goes through the hub.
@@ -81,7 +94,7 @@ enum Direction {
 
 /// Refuses an output that is the input itself (the same path, a link to it, or a hard link: the same file on
 /// the same device), which even `--force` must not replace, and one that is a directory.
-fn check_output_path(input: &Path, output: &Path) -> Result<()> {
+pub(crate) fn check_output_path(input: &Path, output: &Path) -> Result<()> {
     if same_file(input, output) {
         return Err(CliError::new(
             Kind::Io,
@@ -139,42 +152,28 @@ fn from_tpack(
     options: &ExportOptions,
 ) -> Result<String> {
     let container = tpack::open(input, bytes)?;
+    check_intact(input, &container, quiet)?;
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
     let dir = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let names = export.file_names(&container, name, options)?;
-    let paths: Vec<PathBuf> = if names == [name] {
-        vec![output.to_path_buf()]
-    } else {
-        names.iter().map(|n| dir.join(n)).collect()
-    };
-    if options.max_shard_size.is_some() {
-        for p in &paths {
-            if p.is_dir() {
-                return Err(CliError::new(
-                    Kind::Io,
-                    format!("{} is a directory; it is not replaced", p.display()),
-                ));
-            }
-            check_overwrite(p, force)?;
+    if names == [name] {
+        return export_file(export, input, &container, output);
+    }
+    let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    for p in &paths {
+        if p.is_dir() {
+            return Err(CliError::new(
+                Kind::Io,
+                format!("{} is a directory; it is not replaced", p.display()),
+            ));
         }
+        check_overwrite(p, force)?;
     }
-    let bar = crate::progress::bytes(container.entries().map(|e| e.byte_len()).sum(), "verifying", quiet);
-    let problems = tpack::check(&container, &mut |n| bar.inc(n));
-    bar.finish_and_clear();
-    if let Some(p) = problems.first() {
-        return Err(CliError::invalid(format!(
-            "{} is corrupt, so it is not converted: entry {} {:?}: {} (`tpack verify` lists every problem)",
-            input.display(),
-            p.entry,
-            p.name,
-            p.what
-        )));
-    }
-    // The exporter writes a file in a staging directory, with whatever temporary file it uses: an interrupt
-    // then deletes the directory with everything in it.
+    // The exporter writes its files in a staging directory: an interrupt then deletes the directory with
+    // everything in it, and the files are moved into place together.
     let staging = StagingDir::create(output)
         .map_err(|e| CliError::io("cannot create a directory next to", output, &e))?;
     let written = export.write(input, &container, staging.path(), name, options)?;
@@ -186,11 +185,7 @@ fn from_tpack(
             written.files
         )));
     }
-    if paths.len() == 1 && paths[0] == output {
-        staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
-    } else {
-        staging.commit_files(&names, &dir).map_err(|e| CliError::io("cannot save", output, &e))?;
-    }
+    staging.commit_files(&names, &dir).map_err(|e| CliError::io("cannot save", output, &e))?;
     let mut report = done(input, &paths, written.entries, written.metadata);
     for note in &written.notes {
         report.push_str(&format!("note: {note}\n"));
@@ -198,8 +193,52 @@ fn from_tpack(
     Ok(report)
 }
 
+/// Verifies `container` (read from `input`) completely: the first corrupt entry is the error.
+///
+/// # Errors
+/// [`Kind::Invalid`] naming the first corrupt entry.
+pub(crate) fn check_intact(input: &Path, container: &Container<'_>, quiet: bool) -> Result<()> {
+    let bar = crate::progress::bytes(container.entries().map(|e| e.byte_len()).sum(), "verifying", quiet);
+    let problems = tpack::check(container, &mut |n| bar.inc(n));
+    bar.finish_and_clear();
+    match problems.first() {
+        Some(p) => Err(CliError::invalid(format!(
+            "{} is corrupt, so it is not converted: entry {} {:?}: {} (`tpack verify` lists every problem)",
+            input.display(),
+            p.entry,
+            p.name,
+            p.what
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Writes the verified `container` (read from `input`) to the one file `output` with `export`, and reports.
+///
+/// # Errors
+/// What `export` refuses, and I/O failures.
+pub(crate) fn export_file(
+    export: &dyn Export,
+    input: &Path,
+    container: &Container<'_>,
+    output: &Path,
+) -> Result<String> {
+    // The exporter writes a file in a staging directory, with whatever temporary file it uses: an interrupt
+    // then deletes the directory with everything in it.
+    let staging = StagingDir::create(output)
+        .map_err(|e| CliError::io("cannot create a directory next to", output, &e))?;
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+    let written = export.write(input, container, staging.path(), name, &ExportOptions::default())?;
+    staging.commit_file(name, output).map_err(|e| CliError::io("cannot save", output, &e))?;
+    let mut report = done(input, &[output.to_path_buf()], written.entries, written.metadata);
+    for note in &written.notes {
+        report.push_str(&format!("note: {note}\n"));
+    }
+    Ok(report)
+}
+
 /// The refusal of a pair of formats no reader and writer connect, listing the pairs that are.
-fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
+pub(crate) fn unsupported(input: &Path, from: Format, to: Format) -> CliError {
     let mut pairs: Vec<String> = IMPORTS.iter().map(|i| format!("{} → tpack", i.format().name())).collect();
     pairs.extend(EXPORTS.iter().map(|e| format!("tpack → {}", e.format().name())));
     let supported = match pairs.split_last() {

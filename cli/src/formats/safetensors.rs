@@ -208,18 +208,21 @@ impl Serialize for Header<'_> {
 }
 
 /// One tensor to write.
-struct Tensor<'a> {
-    name: &'a str,
-    dtype: StDtype,
-    shape: Vec<usize>,
-    data: &'a [u8],
+pub(crate) struct Tensor<'a> {
+    /// Its name.
+    pub(crate) name: &'a str,
+    /// Its safetensors dtype.
+    pub(crate) dtype: StDtype,
+    /// Its shape, outermost first.
+    pub(crate) shape: Vec<usize>,
+    /// Its bytes.
+    pub(crate) data: &'a [u8],
 }
 
 impl Safetensors {
-    /// The tensors of `container` that safetensors can store, in the crate writer's order: by descending dtype
-    /// (which keeps each tensor aligned to its element size), then by name. A file the crate wrote thus comes
-    /// back byte for byte. Refuses an entry that safetensors cannot hold, naming it.
-    fn tensors<'a>(input: &Path, container: &Container<'a>) -> Result<Vec<Tensor<'a>>> {
+    /// The tensors of `container` that safetensors can store, in the container's order. Refuses an entry that
+    /// safetensors cannot hold, naming it.
+    pub(crate) fn tensors<'a>(input: &Path, container: &Container<'a>) -> Result<Vec<Tensor<'a>>> {
         let mut tensors = Vec::with_capacity(container.len());
         for e in container.entries() {
             let refuse =
@@ -243,34 +246,28 @@ impl Safetensors {
                 .map_err(|_| refuse("is too large for this machine".to_owned()))?;
             tensors.push(Tensor { name: e.name(), dtype, shape, data: e.payload() });
         }
-        tensors.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(b.name)));
         Ok(tensors)
     }
-}
 
-impl Export for Safetensors {
-    fn format(&self) -> Format {
-        Format::Safetensors
+    /// The metadata of `container` as safetensors strings ([`metadata_string`]), sorted by key.
+    pub(crate) fn metadata(container: &Container<'_>) -> BTreeMap<String, String> {
+        container.metadata().iter().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect()
     }
 
-    /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]), sorted by key. Load
-    /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
-    /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
-    /// the same bytes.
-    fn write(
-        &self,
+    /// Writes `tensors` and `metadata` as one safetensors file at `output` (through a temporary file renamed
+    /// over it), the tensors in the crate writer's order: by descending dtype (which keeps each tensor aligned
+    /// to its element size), then by name. A file the crate wrote thus comes back byte for byte. `input` is
+    /// what messages name.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: a layout or header safetensors refuses; [`crate::Kind::Io`]: writing failed.
+    pub(crate) fn write_file(
         input: &Path,
-        container: &Container<'_>,
-        dir: &Path,
-        name: &str,
-        _options: &ExportOptions,
-    ) -> Result<Exported> {
-        let output = &dir.join(name);
-        let tensors = Self::tensors(input, container)?;
-        let targets = container.entries().filter(|e| e.target().is_some()).count();
-        let metadata: BTreeMap<String, String> =
-            container.metadata().iter().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect();
-
+        mut tensors: Vec<Tensor<'_>>,
+        metadata: &BTreeMap<String, String>,
+        output: &Path,
+    ) -> Result<()> {
+        tensors.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(b.name)));
         let mut infos = Vec::with_capacity(tensors.len());
         let mut offset = 0usize;
         for t in &tensors {
@@ -287,10 +284,9 @@ impl Export for Safetensors {
         safetensors::tensor::Metadata::new(None, infos.clone()).map_err(|e| {
             CliError::input(format!("{}: safetensors refuses the layout: {e}", input.display()))
         })?;
-        let mut header =
-            serde_json::to_vec(&Header { metadata: &metadata, tensors: &infos }).map_err(|e| {
-                CliError::input(format!("{}: cannot write the safetensors header: {e}", input.display()))
-            })?;
+        let mut header = serde_json::to_vec(&Header { metadata, tensors: &infos }).map_err(|e| {
+            CliError::input(format!("{}: cannot write the safetensors header: {e}", input.display()))
+        })?;
         header.resize(header.len().next_multiple_of(HEADER_ALIGN), b' ');
         if header.len() > MAX_HEADER_LEN {
             return Err(CliError::input(format!(
@@ -316,14 +312,46 @@ impl Export for Safetensors {
             }
             embedded_io::Write::flush(&mut sink).map_err(|e| CliError::io("cannot write", output, &e))?;
         }
-        file.commit().map_err(|e| CliError::io("cannot save", output, &e))?;
-
-        let mut notes = Vec::new();
-        if targets > 0 {
-            notes.push(format!(
-                "safetensors has no load addresses or alignments; the load addresses of {targets} entries were dropped"
-            ));
-        }
-        Ok(Exported { entries: tensors.len(), metadata: metadata.len(), notes, files: vec![name.to_owned()] })
+        file.commit().map_err(|e| CliError::io("cannot save", output, &e))
     }
+}
+
+impl Export for Safetensors {
+    fn format(&self) -> Format {
+        Format::Safetensors
+    }
+
+    /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]), sorted by key. Load
+    /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
+    /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
+    /// the same bytes.
+    fn write(
+        &self,
+        input: &Path,
+        container: &Container<'_>,
+        dir: &Path,
+        name: &str,
+        _options: &ExportOptions,
+    ) -> Result<Exported> {
+        // Sharded safetensors output is written by `crate::shards::safetensors_out`, not through here.
+        let tensors = Self::tensors(input, container)?;
+        let entries = tensors.len();
+        let metadata = Self::metadata(container);
+        Self::write_file(input, tensors, &metadata, &dir.join(name))?;
+        let mut notes = Vec::new();
+        if let Some(note) = dropped_targets(container) {
+            notes.push(note);
+        }
+        Ok(Exported { entries, metadata: metadata.len(), notes, files: vec![name.to_owned()] })
+    }
+}
+
+/// The note that `container`'s load addresses are not written, if it has any.
+pub(crate) fn dropped_targets(container: &Container<'_>) -> Option<String> {
+    let targets = container.entries().filter(|e| e.target().is_some()).count();
+    (targets > 0).then(|| {
+        format!(
+            "safetensors has no load addresses or alignments; the load addresses of {targets} entries were dropped"
+        )
+    })
 }

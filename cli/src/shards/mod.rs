@@ -1,0 +1,235 @@
+//! Models stored in several files ("shards"): reading a shard set into one container, and writing a container
+//! as a sharded safetensors model.
+//!
+//! Two kinds of shard set are read ([`ShardSet::find`]):
+//! - Hugging Face's sharded safetensors ([`hf_index`]): an index `*.safetensors.index.json` (given as a file,
+//!   or the directory that holds it) maps each tensor to one of the shard files next to it;
+//! - llama.cpp's split GGUF ([`gguf_split`]): the first split `NAME-00001-of-0000N.gguf`, whose `split.*` keys
+//!   say how many splits there are; the others are found by name.
+//!
+//! Design: the set owns one memory map per shard for as long as it lives. Each shard is read by the one-file
+//! reader of its format ([`crate::formats::Import`], unchanged), into a [`Model`] that borrows that shard's
+//! map; the set's own checks compare the models with the index or the split keys, and [`merge`] joins them
+//! into one model, which the one container writer streams out. So memory stays O(table), every payload is
+//! copied once from its map, and the one-file path is untouched. Rejected: a `read_many` on the `Import`
+//! trait, which would give every format the set logic of the others.
+
+pub(crate) mod gguf_split;
+pub(crate) mod hf_index;
+mod merge;
+pub(crate) mod plan;
+pub(crate) mod safetensors_out;
+
+use std::path::{Path, PathBuf};
+
+use crate::commands::convert::{check_output_path, output_format, unsupported};
+use crate::error::{missing_directory, CliError, Result};
+use crate::formats::{gguf::Gguf, safetensors::Safetensors, tpack, Format, Import, Model};
+use crate::fsutil::{check_overwrite, size_short};
+use crate::manifest::OwnedValue;
+
+/// One file of a shard set, mapped for as long as the set lives.
+#[derive(Debug)]
+pub(crate) struct Shard {
+    /// Its path, as messages name it.
+    pub(crate) path: PathBuf,
+    /// Its content.
+    pub(crate) map: memmap2::Mmap,
+}
+
+/// What ties the shards of a set together.
+#[derive(Debug)]
+enum SetKind {
+    /// A Hugging Face index (the file is [`ShardSet::origin`]).
+    Index(hf_index::Index),
+    /// A llama.cpp split GGUF (the first split is [`ShardSet::origin`]).
+    GgufSplit,
+}
+
+/// A model stored in several files, every one of them present and mapped.
+#[derive(Debug)]
+pub(crate) struct ShardSet {
+    /// The file that names the set: the index, or the first split.
+    origin: PathBuf,
+    kind: SetKind,
+    /// The shards in order: the index's files in natural order, or the splits by number.
+    shards: Vec<Shard>,
+}
+
+/// What [`ShardSet::read`] gives: the merged model and what the user should know about it.
+pub(crate) struct Read<'a> {
+    /// The model, its payloads borrowed from the shards' maps.
+    pub(crate) model: Model<'a>,
+    /// Sentences for the report.
+    pub(crate) notes: Vec<String>,
+}
+
+impl ShardSet {
+    /// The shard set `input` names, if it names one: a Hugging Face index (a `.json` file, or a directory that
+    /// holds one `*.safetensors.index.json`), or the first split of a split GGUF. Every shard is then present
+    /// and mapped. `None` for everything else, which the one-file path reads (and refuses, if it must).
+    ///
+    /// # Errors
+    /// A missing or unreadable shard, an invalid index, a later split given instead of the first, splits that
+    /// disagree: each named.
+    pub(crate) fn find(input: &Path) -> Result<Option<ShardSet>> {
+        if let Some(index_path) = hf_index::locate(input)? {
+            let (index, shards) = hf_index::open(&index_path)?;
+            return Ok(Some(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
+        }
+        // Only a file that is GGUF by its first bytes can be a split; anything else goes the one-file way.
+        let Ok(file) = std::fs::File::open(input) else {
+            return Ok(None);
+        };
+        let mut magic = [0u8; 4];
+        if std::io::Read::read_exact(&mut &file, &mut magic).is_err() || !crate::formats::gguf::sniff(&magic)
+        {
+            return Ok(None);
+        }
+        drop(file);
+        let map = crate::fsutil::map(input)?;
+        Ok(gguf_split::open(input, map)?.map(|shards| ShardSet {
+            origin: input.to_path_buf(),
+            kind: SetKind::GgufSplit,
+            shards,
+        }))
+    }
+
+    /// The format of the shards.
+    #[must_use]
+    pub(crate) fn format(&self) -> Format {
+        match self.kind {
+            SetKind::Index(_) => Format::Safetensors,
+            SetKind::GgufSplit => Format::Gguf,
+        }
+    }
+
+    /// Every file of the set: the index (if there is one) and the shards.
+    fn files(&self) -> impl Iterator<Item = &Path> {
+        let index = matches!(self.kind, SetKind::Index(_)).then_some(self.origin.as_path());
+        index.into_iter().chain(self.shards.iter().map(|s| s.path.as_path()))
+    }
+
+    /// Reads every shard with its format's reader, checks the set's consistency and merges the shards into
+    /// one model, tensors in shard order.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: a shard is invalid, or the shards disagree with the index, the split keys or
+    /// each other.
+    pub(crate) fn read(&self) -> Result<Read<'_>> {
+        let mut models = Vec::with_capacity(self.shards.len());
+        let mut notes = Vec::new();
+        match &self.kind {
+            SetKind::Index(index) => {
+                for s in &self.shards {
+                    models.push(Safetensors.read(&s.path, &s.map)?);
+                }
+                hf_index::check(&self.origin, index, &self.shards, &models)?;
+                // The index's own metadata (other than total_size) is the model's too: huggingface_hub puts a
+                // caller's metadata there when it shards. It joins the shards' under the same rule.
+                if let Some(first) = models.first_mut() {
+                    first.metadata.extend(
+                        index.metadata.iter().map(|(k, v)| (k.clone(), OwnedValue::String(v.clone()))),
+                    );
+                }
+                if !index.metadata.is_empty() {
+                    notes.push(format!(
+                        "the index's metadata ({}) is kept as string metadata",
+                        index.metadata.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+            }
+            SetKind::GgufSplit => {
+                let alignment = self.first_alignment();
+                for (no, s) in self.shards.iter().enumerate() {
+                    let mut model = Gguf.read(&s.path, &s.map)?;
+                    gguf_split::strip(&mut model, alignment, no == 0);
+                    models.push(model);
+                }
+            }
+        }
+        let parts = self.shards.iter().map(|s| s.path.as_path()).zip(models).collect();
+        let model = merge::merge(&self.origin, parts)?;
+        if let (SetKind::GgufSplit, Some(declared)) = (&self.kind, gguf_split::declared_tensors(&self.shards))
+        {
+            let held = model.entries.len() as u64;
+            if held != declared {
+                return Err(CliError::input(format!(
+                    "{}: its {} is {declared}, but its {} splits hold {held} tensors",
+                    self.origin.display(),
+                    gguf_split::SPLIT_TENSORS_COUNT,
+                    self.shards.len()
+                )));
+            }
+        }
+        Ok(Read { model, notes })
+    }
+
+    /// The payload alignment of the first split's tensors, as the GGUF reader gives them: its
+    /// `general.alignment` (or GGUF's default), at least tpack's default. One above tpack's maximum is refused
+    /// when the first split is read.
+    fn first_alignment(&self) -> u32 {
+        let file = self.shards.first().and_then(|s| tpack_gguf::parse(&s.map).ok());
+        let asked = file.and_then(|f| u32::try_from(f.alignment).ok()).unwrap_or(0);
+        asked.max(::tpack::format::DEFAULT_ALIGNMENT)
+    }
+}
+
+/// Refuses `--max-shard-size` for an output format that this tool writes as one file.
+///
+/// # Errors
+/// [`crate::Kind::Input`] saying which outputs it applies to.
+pub(crate) fn check_shard_size_target(max_shard_size: Option<u64>, to: Format) -> Result<()> {
+    match max_shard_size {
+        Some(_) if !matches!(to, Format::Safetensors | Format::Gguf) => Err(CliError::input(format!(
+            "--max-shard-size applies to safetensors and GGUF output; {} output is written as one file",
+            to.name()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `tpack convert SET OUT`: the checks of the one-file path, in its order (OUT is one of the set's files; OUT
+/// is a directory; OUT's format; the pair of formats; OUT's directory; OUT exists), then the set is read,
+/// checked and merged, and written as one container.
+///
+/// # Errors
+/// As [`crate::commands::convert::run`], and whatever [`ShardSet::read`] refuses.
+pub(crate) fn into_tpack(
+    set: &ShardSet,
+    output: &Path,
+    to: Option<Format>,
+    force: bool,
+    max_shard_size: Option<u64>,
+    quiet: bool,
+) -> Result<String> {
+    for file in set.files() {
+        check_output_path(file, output)?;
+    }
+    let to = output_format(output, to)?;
+    if to != Format::Tpack {
+        return Err(unsupported(&set.origin, set.format(), to));
+    }
+    check_shard_size_target(max_shard_size, to)?;
+    if let Some(dir) = missing_directory(output) {
+        return Err(CliError::no_directory(output, dir));
+    }
+    check_overwrite(output, force)?;
+    let Read { model, notes } = set.read()?;
+    tpack::write(&model, output, quiet)?;
+    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    let mut report = format!(
+        "converted {} ({} {} shards, {} tensors, {} metadata values) to {} ({})\n",
+        set.origin.display(),
+        set.shards.len(),
+        set.format().name(),
+        model.entries.len(),
+        model.metadata.len(),
+        output.display(),
+        size_short(bytes)
+    );
+    for note in notes {
+        report.push_str(&format!("note: {note}\n"));
+    }
+    Ok(report)
+}
