@@ -87,6 +87,19 @@ impl Crc32 {
         Self { digest }
     }
 
+    /// A checksum that goes on from `value`, the [`Crc32::finish`] of the bytes so far: feeding it the rest
+    /// gives the checksum of the whole. Lets a stream decoder keep its state as plain numbers.
+    #[must_use]
+    pub fn resume(value: u32) -> Self {
+        // CRC-32/ISO-HDLC is reflected with an all-ones initial value and final XOR: the register after some
+        // bytes is the finished value XORed with all ones, and `crc` takes an initial value unreflected.
+        #[cfg(not(feature = "fast-crc"))]
+        let digest = CRC32.digest_with_initial((value ^ u32::MAX).reverse_bits());
+        #[cfg(feature = "fast-crc")]
+        let digest = crc32fast::Hasher::new_with_initial(value);
+        Self { digest }
+    }
+
     /// Feeds more bytes.
     pub fn update(&mut self, bytes: &[u8]) {
         self.digest.update(bytes);

@@ -53,6 +53,7 @@ mod meta_value;
 #[cfg(feature = "std")]
 mod name_index;
 mod read;
+pub mod stream;
 mod write;
 
 #[cfg(feature = "alloc")]

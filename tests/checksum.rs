@@ -27,5 +27,9 @@ proptest! {
         split.update(&bytes[..at]);
         split.update(&bytes[at..]);
         prop_assert_eq!(split.finish(), expected);
+        // Resumed from the value of the first part, the checksum of the rest completes the whole.
+        let mut resumed = Crc32::resume(crc32(&bytes[..at]));
+        resumed.update(&bytes[at..]);
+        prop_assert_eq!(resumed.finish(), expected);
     }
 }

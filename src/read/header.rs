@@ -13,24 +13,24 @@ use crate::format::{
 use crate::layout::{len_u64, slice};
 
 /// The sections of a container whose header, layout and checksums are valid, cast to their types.
-pub(super) struct Sections<'a> {
-    pub(super) header: &'a Header,
-    pub(super) table: &'a [Descriptor],
-    pub(super) index: &'a [U32],
-    pub(super) names: &'a [u8],
+pub(crate) struct Sections<'a> {
+    pub(crate) header: &'a Header,
+    pub(crate) table: &'a [Descriptor],
+    pub(crate) index: &'a [U32],
+    pub(crate) names: &'a [u8],
     /// The metadata section: records, then pool. Its split is a metadata rule (R40), checked later.
-    pub(super) metadata: &'a [u8],
+    pub(crate) metadata: &'a [u8],
     /// `[offset, end)` of the payload section.
-    pub(super) payloads: Bounds,
+    pub(crate) payloads: Bounds,
     /// One stored CRC per entry.
-    pub(super) checksums: &'a [U32],
+    pub(crate) checksums: &'a [U32],
 }
 
 /// A section's `[offset, end)`, from a header that R10 accepted (so the sum cannot overflow).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Bounds {
-    pub(super) offset: u64,
-    pub(super) end: u64,
+pub(crate) struct Bounds {
+    pub(crate) offset: u64,
+    pub(crate) end: u64,
 }
 
 impl From<&SectionRef> for Bounds {
@@ -40,7 +40,7 @@ impl From<&SectionRef> for Bounds {
 }
 
 /// R1–R3: enough bytes for a header, the magic, the major version.
-pub(super) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
     let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
         return Err(Error::TooShort { len: len_u64(bytes.len()) });
     };
@@ -56,12 +56,22 @@ pub(super) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
 /// R1–R14 on a whole container: returns its sections.
 pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
     let header = read_header(bytes)?;
-    check_fields(header, len_u64(bytes.len()))?;
+    check_fields(header)?;
+    check_length(header, len_u64(bytes.len()))?;
     check_sections(header)?;
-    let [table, index, names, metadata, payloads, trailer] = header.sections.each_ref().map(Bounds::from);
-
     // Checksums come before the contents, so a damaged file is reported as damaged, not as whatever nonsense
     // the damage happens to spell.
+    let mut sections = check_prefix(bytes, header)?;
+    let trailer = Bounds::from(&header.sections[5]);
+    sections.checksums = check_trailer(section(bytes, trailer, Section::Trailer)?, sections.table.len())?;
+    Ok(sections)
+}
+
+/// R13 on the checksummed region at the start of `bytes` (the header, table, index, names and metadata: the
+/// *prefix* of a stream, spec §11.2), for a `header` that R1–R12 accepted; returns the sections, without the
+/// trailer's checksums (left empty). `bytes` may end anywhere after the metadata.
+pub(crate) fn check_prefix<'a>(bytes: &'a [u8], header: &'a Header) -> Result<Sections<'a>, Error> {
+    let [table, index, names, metadata, payloads, _] = header.sections.each_ref().map(Bounds::from);
     let region = section(bytes, Bounds { offset: 0, end: metadata.end }, Section::Metadata)?;
     let computed = header_crc(region);
     if computed != header.header_crc.get() {
@@ -69,8 +79,6 @@ pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
     }
     let count = usize::try_from(header.entry_count.get())
         .map_err(|_| Error::SectionLength { section: Section::Table })?;
-    let checksums = check_trailer(section(bytes, trailer, Section::Trailer)?, count)?;
-
     let table = <[Descriptor]>::ref_from_bytes_with_elems(section(bytes, table, Section::Table)?, count)
         .map_err(|_| Error::SectionLength { section: Section::Table })?;
     let index = <[U32]>::ref_from_bytes_with_elems(section(bytes, index, Section::Index)?, count)
@@ -82,12 +90,24 @@ pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
         names: section(bytes, names, Section::Names)?,
         metadata: section(bytes, metadata, Section::Metadata)?,
         payloads,
-        checksums,
+        checksums: &[],
     })
 }
 
-/// R4–R9: the header's own fields, and its declared length against the input's `actual` length.
-fn check_fields(header: &Header, actual: u64) -> Result<(), Error> {
+/// R8–R9: the header's declared length against the input's `actual` length.
+pub(crate) fn check_length(header: &Header, actual: u64) -> Result<(), Error> {
+    let total = header.total_len.get();
+    if actual < total || actual < u64::from(header.header_len.get()) {
+        return Err(Error::Truncated { declared: total });
+    }
+    if actual > total {
+        return Err(Error::TrailingBytes { declared: total });
+    }
+    Ok(())
+}
+
+/// R4–R7: the header's own fields.
+pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
     let minor = header.version_minor.get();
     let header_len = header.header_len.get();
     if !header_len.is_multiple_of(8)
@@ -108,19 +128,12 @@ fn check_fields(header: &Header, actual: u64) -> Result<(), Error> {
         let offset = field.checked_add(at).and_then(|o| u64::try_from(o).ok()).unwrap_or(u64::MAX);
         return Err(Error::ReservedNonZero { offset });
     }
-    let total = header.total_len.get();
-    if actual < total || actual < u64::from(header_len) {
-        return Err(Error::Truncated { declared: total });
-    }
-    if actual > total {
-        return Err(Error::TrailingBytes { declared: total });
-    }
     Ok(())
 }
 
 /// R10–R12, in number order (R10 for every section in layout order, then R11, then R12). Works on the
 /// header's own fields: no copies, which on a Cortex-M would pull in `memcpy`.
-fn check_sections(header: &Header) -> Result<(), Error> {
+pub(crate) fn check_sections(header: &Header) -> Result<(), Error> {
     let total = header.total_len.get();
     for (section, r) in Section::ALL.iter().zip(&header.sections) {
         if r.offset.get().checked_add(r.length.get()).is_none_or(|end| end > total) {
@@ -153,7 +166,7 @@ fn check_sections(header: &Header) -> Result<(), Error> {
 }
 
 /// R14: the trailer's last value is the CRC of the `count` values before it; returns those values.
-fn check_trailer(trailer: &[u8], count: usize) -> Result<&[U32], Error> {
+pub(crate) fn check_trailer(trailer: &[u8], count: usize) -> Result<&[U32], Error> {
     let err = Error::SectionLength { section: Section::Trailer };
     let (checksums, stored) = <[U32]>::ref_from_prefix_with_elems(trailer, count).map_err(|_| err)?;
     let stored = U32::read_from_bytes(stored).map_err(|_| err)?.get();

@@ -7,7 +7,7 @@
 mod descriptors;
 mod entry;
 mod extension;
-mod header;
+pub(crate) mod header;
 mod metadata;
 mod names;
 mod nested;
@@ -70,9 +70,21 @@ impl<'a> Container<'a> {
     /// Parses a container nested at `depth` (0 for the outermost).
     fn parse_at(bytes: &'a [u8], depth: u8) -> Result<Self, Error> {
         let sections = header::check(bytes)?;
+        let container = Self::check_entries(bytes, &sections, depth)?;
+        nested::check(&container)?;
+        Self::check_metadata(container, &sections)
+    }
+
+    /// The groups *extension* to *payloads* of spec §12 on `sections` of `bytes` (a whole container, or the
+    /// prefix of a stream): the container without its metadata, which [`Container::check_metadata`] adds.
+    fn check_entries(bytes: &'a [u8], sections: &header::Sections<'a>, depth: u8) -> Result<Self, Error> {
         let header = sections.header;
         let geometry = extension::geometry(bytes, header)?;
-        let container = Container {
+        names::check_names(sections.table, sections.names)?;
+        names::check_index(sections.table, sections.index, sections.names)?;
+        descriptors::check(sections.table, header.version_minor.get(), geometry)?;
+        payloads::check(sections.table, sections.payloads)?;
+        Ok(Container {
             bytes,
             header,
             table: sections.table,
@@ -81,15 +93,33 @@ impl<'a> Container<'a> {
             metadata: Metadata::EMPTY,
             checksums: sections.checksums,
             depth,
-        };
-        names::check_names(sections.table, sections.names)?;
-        names::check_index(sections.table, sections.index, sections.names)?;
-        let minor = header.version_minor.get();
-        descriptors::check(sections.table, minor, geometry)?;
-        payloads::check(sections.table, sections.payloads)?;
-        nested::check(&container)?;
-        let metadata = metadata::check(sections.metadata, header.meta_count.get(), minor)?;
+        })
+    }
+
+    /// The group *metadata* of spec §12 on `sections`, completing `container`.
+    fn check_metadata(container: Self, sections: &header::Sections<'a>) -> Result<Self, Error> {
+        let header = sections.header;
+        let metadata =
+            metadata::check(sections.metadata, header.meta_count.get(), header.version_minor.get())?;
         Ok(Container { metadata, ..container })
+    }
+
+    /// The prefix of a stream (spec §11.2), `bytes` from the container's first byte to at least the end of its
+    /// metadata, for a `header` that R1–R12 accepted: the structural rules it can be checked for — R13, then
+    /// the groups *extension* to *payloads* (the first error), and the group *metadata* (its error kept apart,
+    /// since the group *nesting*, which comes before it, needs the payloads). The container it gives has no
+    /// payloads or checksums: only its table, names and metadata may be read.
+    pub(crate) fn check_prefix(
+        bytes: &'a [u8],
+        header: &'a Header,
+        depth: u8,
+    ) -> Result<(Self, Result<(), Error>), Error> {
+        let sections = header::check_prefix(bytes, header)?;
+        let container = Self::check_entries(bytes, &sections, depth)?;
+        match Self::check_metadata(container, &sections) {
+            Ok(full) => Ok((full, Ok(()))),
+            Err(e) => Ok((container, Err(e))),
+        }
     }
 
     /// The container's bytes.

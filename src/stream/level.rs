@@ -1,0 +1,566 @@
+//! One container's state machine in a stream: its header, its prefix, its payloads (passing a nested
+//! container's bytes to the level below), its trailer, and its verdict in the spec's order.
+//!
+//! Every field is a plain number or error, so a level (and the decoder) can be copied, saved and restored.
+//! Its bytes — the prefix, the trailer and the checksums computed so far — live in the caller's buffer at
+//! `base`: `[prefix][trailer: 4n + 4][computed checksums: 4n]`.
+
+use zerocopy::little_endian::U32;
+use zerocopy::FromBytes;
+
+use super::{DecodeError, Event};
+use crate::checksum::Crc32;
+use crate::error::Error;
+use crate::format::{
+    Descriptor, Dtype, Header, DESCRIPTOR_LEN, FLAG_HAS_TARGET, HEADER_LEN_V1, MAX_NESTING_DEPTH,
+    TRAILER_SLOT_LEN,
+};
+use crate::layout::len_u64;
+use crate::read::header::{check_fields, check_length, check_sections, check_trailer, read_header};
+use crate::Container;
+
+/// How far a level has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Collecting the first 160 bytes.
+    Header,
+    /// R10–R12 failed: only the length (R8, R9) can still matter, so bytes are only counted.
+    Counting,
+    /// Collecting the prefix, up to the end of the metadata.
+    Prefix,
+    /// The payload section, entry by entry.
+    Payloads,
+    /// Collecting the trailer.
+    Trailer,
+    /// Every declared byte has arrived.
+    Complete,
+    /// A definite error, or the level was finished.
+    Over,
+}
+
+/// The state of one container of the stream, the outermost or a nested one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Level {
+    /// Nesting depth (0 for the outermost).
+    depth: u8,
+    /// Where this level's bytes start in the buffer.
+    base: usize,
+    /// Bytes of this container consumed.
+    count: u64,
+    phase: Phase,
+    /// `total_len`, `header_len`, entry count, and the end of the prefix and of the payload section, from a
+    /// header whose sections R10–R12 accepted.
+    total: u64,
+    header_len: u32,
+    entries: u32,
+    prefix_end: u64,
+    payloads_end: u64,
+    /// The first error of each group whose verdict waits for a group before it (R8, R9, R14, the nesting).
+    sections_error: Option<Error>,
+    early_error: Option<Error>,
+    nesting_error: Option<Error>,
+    metadata_error: Option<Error>,
+    /// The first R37: the entry whose padding holds it, and the error.
+    padding_error: Option<(u32, Error)>,
+    /// The first integrity error inside a nested container: the outer entry, and the nested error.
+    nested_integrity: Option<(u32, Error)>,
+    /// Whether the payloads are walked (the prefix's groups up to *payloads* passed), and whether events are
+    /// given (the outermost level, with a valid prefix).
+    walk: bool,
+    loud: bool,
+    /// The entry being received, and the CRC of its bytes so far.
+    entry: u32,
+    crc: u32,
+    /// Whether the current entry has begun (its first byte, or its place for an empty one, was reached), and
+    /// whether the level below receives it (a `CONTAINER` entry within the depth limit).
+    started: bool,
+    child_live: bool,
+}
+
+/// A nested container's verdict, as the level above uses it: its structural rules (R1–R36, R38–R49, R51–R53)
+/// and, when they hold, its payload integrity (R37, R50, and deeper containers').
+pub(super) struct Verdict {
+    pub(super) structural: Result<(), Error>,
+    pub(super) integrity: Result<(), Error>,
+}
+
+impl Level {
+    /// A level that has received nothing, at `depth`, with its bytes at `base` in the buffer.
+    pub(super) const fn new(depth: u8, base: usize) -> Self {
+        Level {
+            depth,
+            base,
+            count: 0,
+            phase: Phase::Header,
+            total: 0,
+            header_len: 0,
+            entries: 0,
+            prefix_end: 0,
+            payloads_end: 0,
+            sections_error: None,
+            early_error: None,
+            nesting_error: None,
+            metadata_error: None,
+            padding_error: None,
+            nested_integrity: None,
+            walk: false,
+            loud: false,
+            entry: 0,
+            crc: 0,
+            started: false,
+            child_live: false,
+        }
+    }
+
+    pub(super) fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Bytes of this container consumed.
+    pub(super) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether this level gives events: the outermost, with a valid prefix.
+    pub(super) fn loud(&self) -> bool {
+        self.loud
+    }
+
+    /// What changes when a step does something, so that a caller looping over steps knows when to stop.
+    pub(super) fn progress(&self) -> (u64, u32, Phase, bool) {
+        (self.count, self.entry, self.phase, self.started)
+    }
+
+    /// The bytes this level keeps in the buffer, once its header is read.
+    pub(super) fn region_len(&self) -> Option<u64> {
+        (self.phase != Phase::Header && self.phase != Phase::Counting)
+            .then(|| self.walk_region_len())
+            .flatten()
+    }
+
+    /// Whether a rule is known to be broken already (the verdict will be an error).
+    pub(super) fn doomed(&self) -> bool {
+        self.sections_error.is_some()
+            || self.early_error.is_some()
+            || self.nesting_error.is_some()
+            || self.metadata_error.is_some()
+            || self.padding_error.is_some()
+            || self.nested_integrity.is_some()
+    }
+
+    /// The prefix bytes in `buffer`, once the prefix is complete.
+    pub(super) fn prefix<'b>(&self, buffer: &'b [u8]) -> Option<&'b [u8]> {
+        matches!(self.phase, Phase::Payloads | Phase::Trailer | Phase::Complete)
+            .then(|| buffer.get(self.base..self.base.checked_add(to_usize(self.prefix_end)?)?))
+            .flatten()
+    }
+
+    /// The trailer bytes in `buffer`, once the container is complete.
+    pub(super) fn trailer<'b>(&self, buffer: &'b [u8]) -> Option<&'b [u8]> {
+        if self.phase != Phase::Complete || self.walk_region_len().is_none() {
+            return None;
+        }
+        let start = self.base.checked_add(to_usize(self.prefix_end)?)?;
+        buffer.get(start..start.checked_add(to_usize(self.trailer_len()?)?)?)
+    }
+
+    /// Consumes a run of `input` in the current phase; returns how much, and an event for the outermost
+    /// level. `below` are the levels for nested containers. A definite error (one that no later byte can
+    /// change: R2–R7 on the header, R9 once too many bytes came) is returned; every other broken rule waits in
+    /// the state for [`Level::verdict`].
+    pub(super) fn step<'a>(
+        &mut self,
+        buffer: &mut [u8],
+        below: &mut [Level],
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        match self.phase {
+            Phase::Header => self.header(buffer, input),
+            Phase::Counting => self.count_only(input),
+            Phase::Prefix => self.prefix_bytes(buffer, input),
+            Phase::Payloads => self.payloads(buffer, below, input),
+            Phase::Trailer => self.trailer_bytes(buffer, input),
+            Phase::Complete | Phase::Over => self.past_end(input),
+        }
+    }
+
+    /// Feeds all of `input` to this (nested) level, ignoring events; a definite error ends the level.
+    pub(super) fn feed_all(
+        &mut self,
+        buffer: &mut [u8],
+        below: &mut [Level],
+        mut input: &[u8],
+    ) -> Result<(), DecodeError> {
+        while !input.is_empty() && self.phase != Phase::Over {
+            match self.step(buffer, below, input) {
+                Ok((used, _)) => input = input.get(used..).unwrap_or(&[]),
+                Err(DecodeError::Invalid(e)) => {
+                    self.sections_error = Some(e);
+                    self.phase = Phase::Over;
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(())
+    }
+
+    fn header<'a>(
+        &mut self,
+        buffer: &mut [u8],
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        let have = to_usize(self.count).unwrap_or(usize::MAX);
+        let want = usize::try_from(HEADER_LEN_V1).unwrap_or(usize::MAX).saturating_sub(have);
+        let used = want.min(input.len());
+        let at = self.base.saturating_add(have);
+        let dest = buffer
+            .get_mut(at..at.saturating_add(used))
+            .ok_or(DecodeError::BufferTooSmall { needed: len_u64(self.base).saturating_add(160) })?;
+        dest.copy_from_slice(input.get(..used).unwrap_or(&[]));
+        self.count = self.count.saturating_add(len_u64(used));
+        if self.count < u64::from(HEADER_LEN_V1) {
+            return Ok((used, None));
+        }
+        let bytes = buffer.get(self.base..).unwrap_or(&[]);
+        let header = read_header(bytes)?;
+        check_fields(header)?;
+        self.total = header.total_len.get();
+        self.header_len = header.header_len.get();
+        if let Err(e) = check_sections(header) {
+            self.sections_error = Some(e);
+            self.phase = Phase::Counting;
+            return Ok((used, None));
+        }
+        self.entries = header.entry_count.get();
+        let [.., metadata, payloads, _] = &header.sections;
+        self.prefix_end = metadata.offset.get().saturating_add(metadata.length.get());
+        self.payloads_end = payloads.offset.get().saturating_add(payloads.length.get());
+        let needed = self.walk_region_len().map_or(u64::MAX, |n| n.saturating_add(len_u64(self.base)));
+        if needed > len_u64(buffer.len()) {
+            return Err(DecodeError::BufferTooSmall { needed });
+        }
+        self.phase = Phase::Prefix;
+        Ok((used, None))
+    }
+
+    /// The bytes this level keeps: prefix, trailer, computed checksums.
+    fn walk_region_len(&self) -> Option<u64> {
+        let n = u64::from(self.entries);
+        self.prefix_end.checked_add(self.trailer_len()?)?.checked_add(n.checked_mul(TRAILER_SLOT_LEN)?)
+    }
+
+    fn trailer_len(&self) -> Option<u64> {
+        u64::from(self.entries).checked_add(1)?.checked_mul(TRAILER_SLOT_LEN)
+    }
+
+    /// Where the level below keeps its bytes.
+    fn child_base(&self) -> usize {
+        self.walk_region_len().and_then(to_usize).map_or(usize::MAX, |n| self.base.saturating_add(n))
+    }
+
+    fn count_only<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        // Up to the declared end at most, so that a byte past it is seen by `past_end`.
+        let room = self.total.saturating_sub(self.count);
+        let used = to_usize(room).unwrap_or(usize::MAX).min(input.len());
+        self.count = self.count.saturating_add(len_u64(used));
+        if used == 0 {
+            return self.past_end(input);
+        }
+        Ok((used, None))
+    }
+
+    fn prefix_bytes<'a>(
+        &mut self,
+        buffer: &mut [u8],
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        let used =
+            to_usize(self.prefix_end.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
+        let at = self.base.saturating_add(to_usize(self.count).unwrap_or(usize::MAX));
+        let dest = buffer
+            .get_mut(at..at.saturating_add(used))
+            .ok_or(DecodeError::BufferTooSmall { needed: len_u64(at).saturating_add(len_u64(used)) })?;
+        dest.copy_from_slice(input.get(..used).unwrap_or(&[]));
+        self.count = self.count.saturating_add(len_u64(used));
+        if self.count < self.prefix_end {
+            return Ok((used, None));
+        }
+        self.check_prefix(buffer);
+        self.phase = Phase::Payloads;
+        Ok((used, self.loud.then_some(Event::Prefix)))
+    }
+
+    /// The structural rules of the prefix, each group's first error kept for the verdict.
+    fn check_prefix(&mut self, buffer: &[u8]) {
+        let bytes = buffer.get(self.base..).unwrap_or(&[]);
+        let Some(prefix) = to_usize(self.prefix_end).and_then(|end| bytes.get(..end)) else { return };
+        let Ok(header) = read_header(prefix) else { return };
+        match Container::check_prefix(prefix, header, self.depth) {
+            Err(e) => self.early_error = Some(e),
+            Ok((container, metadata)) => {
+                self.metadata_error = metadata.err();
+                self.walk = true;
+                if self.depth >= MAX_NESTING_DEPTH {
+                    // R38 for the first nested container, which is not decoded.
+                    if let Some(entry) = container.entries().find(|e| e.dtype() == Dtype::CONTAINER) {
+                        self.nesting_error = Some(Error::NestingTooDeep {
+                            entry: u32::try_from(entry.position()).unwrap_or(u32::MAX),
+                        });
+                    }
+                }
+                self.loud = self.depth == 0 && self.nesting_error.is_none() && self.metadata_error.is_none();
+            }
+        }
+    }
+
+    /// Descriptor `entry` of this level's prefix in `buffer`.
+    fn descriptor(&self, buffer: &[u8], entry: u32) -> Option<Descriptor> {
+        // The table starts right after the header (R11).
+        let at = u64::from(self.header_len)
+            .checked_add(u64::from(entry).checked_mul(u64::from(DESCRIPTOR_LEN))?)?;
+        let start = self.base.checked_add(to_usize(at)?)?;
+        Descriptor::read_from_prefix(buffer.get(start..)?).ok().map(|(d, _)| d)
+    }
+
+    fn start_child(&mut self, below: &mut [Level]) {
+        if self.depth >= MAX_NESTING_DEPTH {
+            return;
+        }
+        if let Some(child) = below.first_mut() {
+            *child = Level::new(self.depth.saturating_add(1), self.child_base());
+            self.child_live = true;
+        }
+    }
+
+    /// The current entry's last byte has come: its checksum is stored, a nested container judged.
+    fn end_entry(&mut self, buffer: &mut [u8], below: &mut [Level]) -> Result<(), DecodeError> {
+        let entry = self.entry;
+        let slot = self
+            .walk_region_len()
+            .zip(self.trailer_len())
+            .and_then(|(_, trailer)| {
+                let at =
+                    self.prefix_end.checked_add(trailer)?.checked_add(u64::from(entry).checked_mul(4)?)?;
+                self.base.checked_add(to_usize(at)?)
+            })
+            .and_then(|at| buffer.get_mut(at..at.checked_add(4)?));
+        if let Some(slot) = slot {
+            slot.copy_from_slice(&self.crc.to_le_bytes());
+        }
+        if self.child_live {
+            self.child_live = false;
+            if let Some((child, deeper)) = below.split_first_mut() {
+                let verdict = child.verdict(buffer, deeper);
+                let depth = self.depth.saturating_add(1);
+                match verdict.structural {
+                    Err(e) => {
+                        if self.nesting_error.is_none() {
+                            self.nesting_error = Some(match e {
+                                Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
+                                Error::NestedInvalid { inner, .. } => {
+                                    Error::NestedInvalid { entry, depth, inner }
+                                }
+                                other => Error::NestedInvalid { entry, depth, inner: other.rule() },
+                            });
+                        }
+                    }
+                    Ok(()) => {
+                        if let (Err(e), None) = (verdict.integrity, self.nested_integrity) {
+                            self.nested_integrity = Some((entry, e));
+                        }
+                    }
+                }
+            }
+        }
+        self.entry = self.entry.saturating_add(1);
+        self.crc = 0;
+        self.started = false;
+        Ok(())
+    }
+
+    fn payloads<'a>(
+        &mut self,
+        buffer: &mut [u8],
+        below: &mut [Level],
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        if !self.walk || self.entry >= self.entries {
+            // Nothing to walk (the prefix failed), or every entry is in: on to the trailer.
+            let used =
+                to_usize(self.payloads_end.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
+            self.count = self.count.saturating_add(len_u64(used));
+            if self.count >= self.payloads_end {
+                self.phase = Phase::Trailer;
+            }
+            return Ok((used, None));
+        }
+        let Some(d) = self.descriptor(buffer, self.entry) else {
+            self.walk = false;
+            return Ok((0, None));
+        };
+        let start = d.offset.get();
+        let end = start.saturating_add(d.length.get());
+        if self.count < start {
+            // Padding before the entry: it must be zero (R37).
+            let used = to_usize(start.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
+            let run = input.get(..used).unwrap_or(&[]);
+            if let (Some(at), None) = (run.iter().position(|&b| b != 0), self.padding_error) {
+                let offset = self.count.saturating_add(len_u64(at));
+                self.padding_error = Some((self.entry, Error::PaddingNonZero { offset }));
+            }
+            self.count = self.count.saturating_add(len_u64(used));
+            return Ok((used, None));
+        }
+        if !self.started {
+            self.started = true;
+            if Dtype::from_code(d.dtype.get()) == Dtype::CONTAINER {
+                self.start_child(below);
+            }
+        }
+        if self.count >= end {
+            // Its last byte has come (or it has none): one step of its own, so that its event is one too.
+            let entry = self.entry;
+            self.end_entry(buffer, below)?;
+            return Ok((0, self.loud.then_some(Event::EntryEnd { entry })));
+        }
+        let used = to_usize(end.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
+        let bytes = input.get(..used).unwrap_or(&[]);
+        let mut crc = Crc32::resume(self.crc);
+        crc.update(bytes);
+        self.crc = crc.finish();
+        if self.child_live {
+            if let Some((child, deeper)) = below.split_first_mut() {
+                child.feed_all(buffer, deeper, bytes)?;
+            }
+        }
+        let event = (self.loud && used > 0).then(|| Event::Payload {
+            entry: self.entry,
+            offset: self.count.saturating_sub(start),
+            target: (d.flags & FLAG_HAS_TARGET != 0).then(|| d.target.get()),
+            bytes,
+        });
+        self.count = self.count.saturating_add(len_u64(used));
+        Ok((used, event))
+    }
+
+    fn trailer_bytes<'a>(
+        &mut self,
+        buffer: &mut [u8],
+        input: &'a [u8],
+    ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        let used = to_usize(self.total.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
+        let offset = self.count.saturating_sub(self.payloads_end);
+        let at = to_usize(self.prefix_end.saturating_add(offset))
+            .map_or(usize::MAX, |o| self.base.saturating_add(o));
+        if let Some(dest) = buffer.get_mut(at..at.saturating_add(used)) {
+            dest.copy_from_slice(input.get(..used).unwrap_or(&[]));
+        }
+        self.count = self.count.saturating_add(len_u64(used));
+        if self.count < self.total {
+            return Ok((used, None));
+        }
+        self.phase = Phase::Complete;
+        Ok((used, (self.depth == 0).then_some(Event::End)))
+    }
+
+    /// Bytes past `total_len`: R9, unless the header is longer than the container claims (then R8 at the
+    /// end, which comes first).
+    fn past_end<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        if input.is_empty() {
+            return Ok((0, None));
+        }
+        let used = input.len();
+        self.count = self.count.saturating_add(len_u64(used));
+        if self.count >= u64::from(self.header_len) {
+            self.phase = Phase::Over;
+            return Err(DecodeError::Invalid(Error::TrailingBytes { declared: self.total }));
+        }
+        Ok((used, None))
+    }
+
+    /// The verdict on everything received, in the spec's order: what `Container::parse` and `verify` say of
+    /// the same bytes. `below` finishes a nested container still open.
+    pub(super) fn verdict(&mut self, buffer: &mut [u8], below: &mut [Level]) -> Verdict {
+        if self.phase == Phase::Payloads && self.child_live {
+            // Bytes ended inside a nested container: it is judged as it stands, like the outer entry.
+            self.child_live = false;
+        }
+        let structural = self.structural(buffer);
+        let integrity = match structural {
+            Ok(()) => self.integrity(buffer),
+            Err(_) => Ok(()),
+        };
+        let _ = below;
+        self.phase = Phase::Over;
+        Verdict { structural, integrity }
+    }
+
+    fn structural(&self, buffer: &[u8]) -> Result<(), Error> {
+        if self.count < u64::from(HEADER_LEN_V1) {
+            return Err(Error::TooShort { len: self.count });
+        }
+        if self.phase == Phase::Over {
+            if let Some(e) = self.sections_error {
+                // A definite error met earlier (a nested level's R2–R7 or R9).
+                if matches!(e.rule().number(), 2..=7 | 9) {
+                    return Err(e);
+                }
+            }
+        }
+        let header = buffer.get(self.base..).and_then(|b| Header::ref_from_prefix(b).ok()).map(|(h, _)| h);
+        let Some(header) = header else { return Err(Error::TooShort { len: self.count }) };
+        check_length(header, self.count)?;
+        if let Some(e) = self.sections_error {
+            return Err(e);
+        }
+        if let Some(e @ Error::HeaderChecksum { .. }) = self.early_error {
+            return Err(e);
+        }
+        let trailer = self.trailer(buffer).unwrap_or(&[]);
+        check_trailer(trailer, to_usize(u64::from(self.entries)).unwrap_or(usize::MAX))?;
+        for e in [self.early_error, self.nesting_error, self.metadata_error].into_iter().flatten() {
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn integrity(&self, buffer: &[u8]) -> Result<(), Error> {
+        let trailer = self.trailer(buffer).unwrap_or(&[]);
+        let computed_at =
+            self.base.saturating_add(to_usize(self.prefix_end).unwrap_or(0)).saturating_add(trailer.len());
+        let computed = buffer.get(computed_at..).unwrap_or(&[]);
+        let stored = <[U32]>::ref_from_prefix(trailer).map(|(s, _)| s).unwrap_or(&[]);
+        let computed = <[U32]>::ref_from_prefix(computed).map(|(s, _)| s).unwrap_or(&[]);
+        for entry in 0..self.entries {
+            if let Some((at, e)) = self.padding_error {
+                if at == entry {
+                    return Err(e);
+                }
+            }
+            let i = to_usize(u64::from(entry)).unwrap_or(usize::MAX);
+            let (Some(s), Some(c)) = (stored.get(i), computed.get(i)) else { break };
+            if s.get() != c.get() {
+                return Err(Error::EntryChecksum { entry, stored: s.get(), computed: c.get() });
+            }
+            if let Some((at, e)) = self.nested_integrity {
+                if at == entry {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes a level keeps for a container with this `header` (sections valid): its prefix, its trailer and
+/// the checksums it computes.
+pub(super) fn region_len(header: &Header) -> Option<u64> {
+    let [.., metadata, _, _] = &header.sections;
+    let n = u64::from(header.entry_count.get());
+    let prefix = metadata.offset.get().checked_add(metadata.length.get())?;
+    prefix.checked_add(n.checked_mul(2 * TRAILER_SLOT_LEN)?)?.checked_add(TRAILER_SLOT_LEN)
+}
+
+fn to_usize(v: u64) -> Option<usize> {
+    usize::try_from(v).ok()
+}

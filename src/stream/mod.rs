@@ -1,0 +1,297 @@
+//! Push decoding: validating a container as its bytes arrive, in chunks of any size, in bounded memory (spec
+//! §11.3).
+//!
+//! A [`Decoder`] is fed the stream chunk by chunk ([`Decoder::decode`]) and answers with [`Event`]s: the
+//! prefix (header, table, index, names, metadata) is complete and valid, so every entry is known before its
+//! first byte; payload bytes, as slices of the caller's chunk; an entry's last byte; the last declared byte.
+//! [`Decoder::finish`] then gives the verdict, which is always the one [`Container::parse`] and
+//! [`Container::verify`] give the same bytes: the same [`Error`], for the first rule broken in the spec's
+//! order.
+//!
+//! # When errors come
+//!
+//! Some rules can only be judged late: the length (R8, R9) at the end of the stream, the trailer's checksums
+//! (R14, R50) after the last payload, the structure of a nested container (R39) after its bytes. Since a rule
+//! reported must be the first one broken in the spec's order, a broken rule is only returned as soon as it is
+//! found when nothing later in the stream could change that: the header's own rules (R2–R7), and bytes past
+//! the declared end (R9). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
+//! that one is held, so that a caller can stop the transfer, and events stop when the prefix is invalid.
+//!
+//! # Memory
+//!
+//! The decoder holds no bytes itself; its state ([`DecoderState`], [`DecoderState::SIZE`] bytes) is plain
+//! numbers that can be copied and saved. The caller's buffer holds, for the container and for each nested
+//! container being received, its prefix, its trailer and the checksums computed so far: `prefix + 8n + 4`
+//! bytes for `n` entries (see [`Decoder::buffer_needed`]). A buffer too small is reported as
+//! [`DecodeError::BufferTooSmall`] with the size needed, as soon as the header tells it.
+//!
+//! # Resuming
+//!
+//! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
+//! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on.
+
+mod level;
+mod prefix;
+
+use core::fmt;
+
+use level::{Level, Phase};
+pub use prefix::{Prefix, PrefixEntry};
+
+use crate::error::Error;
+use crate::format::MAX_NESTING_DEPTH;
+use crate::read::header::{check_fields, check_sections, read_header};
+#[allow(unused_imports)] // for the docs
+use crate::Container;
+
+/// Levels of nesting decoded at once: the container and one for each depth up to the limit.
+const LEVELS: usize = MAX_NESTING_DEPTH as usize + 1;
+
+/// What the stream has shown, returned by [`Decoder::decode`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// The prefix — header, table, index, names and metadata — has arrived and every structural rule that it
+    /// alone decides holds: [`Decoder::prefix`] shows the entries, their dtypes, shapes and targets, before
+    /// any payload byte. Not given when the prefix breaks a rule (then no event follows but [`Event::End`]).
+    Prefix,
+    /// Bytes of an entry's payload, in order, borrowed from the chunk given to [`Decoder::decode`].
+    Payload {
+        /// The entry's position in the table.
+        entry: u32,
+        /// Where `bytes` start within the entry's payload.
+        offset: u64,
+        /// The entry's load address, if it has one.
+        target: Option<u64>,
+        /// The bytes.
+        bytes: &'a [u8],
+    },
+    /// An entry's last byte has arrived (also for an empty entry). Its checksum is compared with the
+    /// trailer's, which comes last, by [`Decoder::finish`].
+    EntryEnd {
+        /// The entry's position in the table.
+        entry: u32,
+    },
+    /// The last byte the header declares (`total_len`) has arrived; [`Decoder::finish`] gives the verdict.
+    End,
+}
+
+/// Why a [`Decoder`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The container breaks a rule: the error `Container::parse` and `verify` give.
+    Invalid(Error),
+    /// The buffer cannot hold what the stream needs kept (the prefix, trailer and checksums of the container,
+    /// and of a nested container being received); `needed` bytes would.
+    BufferTooSmall {
+        /// The buffer length that would do.
+        needed: u64,
+    },
+    /// [`Decoder::decode`] was called after [`Decoder::finish`].
+    Finished,
+}
+
+impl From<Error> for DecodeError {
+    fn from(e: Error) -> Self {
+        DecodeError::Invalid(e)
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Invalid(e) => fmt::Display::fmt(e, f),
+            DecodeError::BufferTooSmall { needed } => {
+                write!(f, "the decoder's buffer is too small: the stream needs {needed} bytes kept")
+            }
+            DecodeError::Finished => f.write_str("the decoder was fed after it finished"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for DecodeError {}
+
+/// Everything a [`Decoder`] knows but the buffer's bytes: plain numbers, to copy or save and
+/// [`Decoder::resume`] from.
+#[derive(Clone, Copy, Debug)]
+pub struct DecoderState {
+    levels: [Level; LEVELS],
+    /// The error the decoder stopped with, returned again by every later call.
+    stopped: Option<DecodeError>,
+    finished: bool,
+}
+
+impl DecoderState {
+    /// The size of the state in bytes (a test holds it to this).
+    pub const SIZE: usize = core::mem::size_of::<DecoderState>();
+
+    const fn new() -> Self {
+        DecoderState { levels: [Level::new(0, 0); LEVELS], stopped: None, finished: false }
+    }
+}
+
+/// A push decoder: feed it a container's bytes as they arrive, get [`Event`]s, then [`Decoder::finish`].
+///
+/// ```
+/// # use tpack::{Builder, Dtype, EntryDecl, MetaValue};
+/// use tpack::stream::{Decoder, Event};
+/// # let mut b = Builder::new();
+/// # b.push(EntryDecl::new("w", Dtype::U8, &[3]).with_data(&[1, 2, 3]))?;
+/// # let bytes = b.finish()?;
+/// let mut buffer = [0u8; 1024];
+/// let mut decoder = Decoder::new(&mut buffer);
+/// let mut received = Vec::new();
+/// for chunk in bytes.chunks(7) {
+///     let mut rest = chunk;
+///     while let (used, Some(event)) = decoder.decode(rest)? {
+///         rest = &rest[used..];
+///         if let Event::Payload { bytes, .. } = event {
+///             received.extend_from_slice(bytes);
+///         }
+///     }
+/// }
+/// decoder.finish()?;
+/// assert_eq!(received, [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Decoder<'b> {
+    buffer: &'b mut [u8],
+    state: DecoderState,
+}
+
+impl fmt::Debug for Decoder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decoder")
+            .field("buffer_len", &self.buffer.len())
+            .field("position", &self.position())
+            .field("doomed", &self.is_doomed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'b> Decoder<'b> {
+    /// A decoder keeping what it must in `buffer` (see the module docs for how much that is).
+    pub fn new(buffer: &'b mut [u8]) -> Self {
+        Decoder { buffer, state: DecoderState::new() }
+    }
+
+    /// A decoder that goes on from `state`, with `buffer` holding what it held when the state was taken.
+    /// Feed it the stream from [`Decoder::position`] on.
+    pub fn resume(buffer: &'b mut [u8], state: DecoderState) -> Self {
+        Decoder { buffer, state }
+    }
+
+    /// The decoder's state, to [`Decoder::resume`] from later (with the buffer's contents).
+    #[must_use]
+    pub fn state(&self) -> DecoderState {
+        self.state
+    }
+
+    /// How many bytes of the stream the decoder has consumed.
+    #[must_use]
+    pub fn position(&self) -> u64 {
+        self.state.levels[0].count()
+    }
+
+    /// Whether a broken rule has been found already, to be reported by [`Decoder::finish`] (or a later
+    /// decode): the stream can be abandoned.
+    #[must_use]
+    pub fn is_doomed(&self) -> bool {
+        self.state.stopped.is_some() || self.state.levels[0].doomed()
+    }
+
+    /// The validated prefix, after [`Event::Prefix`]: every entry's name, dtype, shape, alignment, target and
+    /// place, and the metadata. `None` before it, or when the prefix is invalid.
+    #[must_use]
+    pub fn prefix(&self) -> Option<Prefix<'_>> {
+        let level = &self.state.levels[0];
+        if !level.loud() {
+            return None;
+        }
+        Prefix::new(level.prefix(self.buffer)?)
+    }
+
+    /// The trailer's bytes, once [`Event::End`] has come.
+    #[must_use]
+    pub fn trailer(&self) -> Option<&[u8]> {
+        self.state.levels[0].trailer(self.buffer)
+    }
+
+    /// The buffer length a container needs whose header (its first 160 bytes) is `header`: its prefix,
+    /// trailer and checksums; nested containers need their own on top while they are received. `None` if
+    /// `header` is not a header whose sections hold together.
+    #[must_use]
+    pub fn buffer_needed(header: &[u8]) -> Option<u64> {
+        let header = read_header(header).ok()?;
+        check_fields(header).ok()?;
+        check_sections(header).ok()?;
+        level::region_len(header)
+    }
+
+    /// Consumes a prefix of `input` and returns how many bytes, with the event they make, if any. Call it
+    /// again with the rest of the chunk while it returns an event; `(n, None)` means the whole chunk was
+    /// consumed (`n == input.len()`).
+    ///
+    /// # Errors
+    /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9), or
+    /// [`DecodeError::BufferTooSmall`]; after an error the decoder is stopped and returns it again.
+    pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        if let Some(e) = self.state.stopped {
+            return Err(e);
+        }
+        if self.state.finished {
+            return Err(DecodeError::Finished);
+        }
+        let mut used = 0;
+        loop {
+            let rest = input.get(used..).unwrap_or(&[]);
+            let (top, below) = self.state.levels.split_at_mut(1);
+            let level = &mut top[0];
+            let before = level.progress();
+            match level.step(self.buffer, below, rest) {
+                Ok((n, event)) => {
+                    used += n;
+                    if event.is_some() {
+                        return Ok((used, event));
+                    }
+                    if level.progress() == before && used >= input.len() {
+                        return Ok((used, None));
+                    }
+                }
+                Err(e) => {
+                    self.state.stopped = Some(e);
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Ends the stream and gives the verdict on it: what `Container::parse` and `Container::verify` say of
+    /// the bytes fed.
+    ///
+    /// # Errors
+    /// The first broken rule, as [`DecodeError::Invalid`]; the error the decoder stopped with, if it did.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        if let Some(e) = self.state.stopped {
+            return Err(e);
+        }
+        if self.state.finished {
+            return Err(DecodeError::Finished);
+        }
+        // Entries whose end was reached with the last bytes are closed first, as one more byte would.
+        while self.state.levels[0].phase() == Phase::Payloads {
+            let (top, below) = self.state.levels.split_at_mut(1);
+            let before = top[0].progress();
+            let stepped = top[0].step(self.buffer, below, &[]);
+            if stepped.is_err() || top[0].progress() == before {
+                break;
+            }
+        }
+        self.state.finished = true;
+        let (top, below) = self.state.levels.split_at_mut(1);
+        let verdict = top[0].verdict(self.buffer, below);
+        verdict.structural.and(verdict.integrity).map_err(DecodeError::Invalid)
+    }
+}
