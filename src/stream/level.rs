@@ -131,13 +131,6 @@ impl Level {
         (self.count, self.entry, self.phase, self.started)
     }
 
-    /// The bytes this level keeps in the buffer, once its header is read.
-    pub(super) fn region_len(&self) -> Option<u64> {
-        (self.phase != Phase::Header && self.phase != Phase::Counting)
-            .then(|| self.walk_region_len())
-            .flatten()
-    }
-
     /// Whether a rule is known to be broken already (the verdict will be an error).
     pub(super) fn doomed(&self) -> bool {
         self.sections_error.is_some()
@@ -518,10 +511,10 @@ impl Level {
         }
         let trailer = self.trailer(buffer).unwrap_or(&[]);
         check_trailer(trailer, to_usize(u64::from(self.entries)).unwrap_or(usize::MAX))?;
-        for e in [self.early_error, self.nesting_error, self.metadata_error].into_iter().flatten() {
-            return Err(e);
+        match (self.early_error, self.nesting_error, self.metadata_error) {
+            (Some(e), _, _) | (None, Some(e), _) | (None, None, Some(e)) => Err(e),
+            (None, None, None) => Ok(()),
         }
-        Ok(())
     }
 
     fn integrity(&self, buffer: &[u8]) -> Result<(), Error> {

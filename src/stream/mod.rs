@@ -31,11 +31,13 @@
 //! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on.
 
 mod level;
+mod place;
 mod prefix;
 
 use core::fmt;
 
 use level::{Level, Phase};
+pub use place::{Layout, PlaceError, Placer, Region};
 pub use prefix::{Prefix, PrefixEntry};
 
 use crate::error::Error;
@@ -44,8 +46,9 @@ use crate::read::header::{check_fields, check_sections, read_header};
 #[allow(unused_imports)] // for the docs
 use crate::Container;
 
-/// Levels of nesting decoded at once: the container and one for each depth up to the limit.
-const LEVELS: usize = MAX_NESTING_DEPTH as usize + 1;
+/// Nested containers decoded at once below the outermost: one for each depth up to the limit.
+#[allow(clippy::as_conversions)] // u8 to usize, lossless; `From` is not callable in a const
+const NESTED: usize = MAX_NESTING_DEPTH as usize;
 
 /// What the stream has shown, returned by [`Decoder::decode`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +120,9 @@ impl std::error::Error for DecodeError {}
 /// [`Decoder::resume`] from.
 #[derive(Clone, Copy, Debug)]
 pub struct DecoderState {
-    levels: [Level; LEVELS],
+    /// The outermost container, and the nested ones being received, by depth.
+    top: Level,
+    nested: [Level; NESTED],
     /// The error the decoder stopped with, returned again by every later call.
     stopped: Option<DecodeError>,
     finished: bool,
@@ -128,7 +133,12 @@ impl DecoderState {
     pub const SIZE: usize = core::mem::size_of::<DecoderState>();
 
     const fn new() -> Self {
-        DecoderState { levels: [Level::new(0, 0); LEVELS], stopped: None, finished: false }
+        DecoderState {
+            top: Level::new(0, 0),
+            nested: [Level::new(1, 0); NESTED],
+            stopped: None,
+            finished: false,
+        }
     }
 }
 
@@ -192,21 +202,21 @@ impl<'b> Decoder<'b> {
     /// How many bytes of the stream the decoder has consumed.
     #[must_use]
     pub fn position(&self) -> u64 {
-        self.state.levels[0].count()
+        self.state.top.count()
     }
 
     /// Whether a broken rule has been found already, to be reported by [`Decoder::finish`] (or a later
     /// decode): the stream can be abandoned.
     #[must_use]
     pub fn is_doomed(&self) -> bool {
-        self.state.stopped.is_some() || self.state.levels[0].doomed()
+        self.state.stopped.is_some() || self.state.top.doomed()
     }
 
     /// The validated prefix, after [`Event::Prefix`]: every entry's name, dtype, shape, alignment, target and
     /// place, and the metadata. `None` before it, or when the prefix is invalid.
     #[must_use]
     pub fn prefix(&self) -> Option<Prefix<'_>> {
-        let level = &self.state.levels[0];
+        let level = &self.state.top;
         if !level.loud() {
             return None;
         }
@@ -216,7 +226,7 @@ impl<'b> Decoder<'b> {
     /// The trailer's bytes, once [`Event::End`] has come.
     #[must_use]
     pub fn trailer(&self) -> Option<&[u8]> {
-        self.state.levels[0].trailer(self.buffer)
+        self.state.top.trailer(self.buffer)
     }
 
     /// The buffer length a container needs whose header (its first 160 bytes) is `header`: its prefix,
@@ -244,24 +254,23 @@ impl<'b> Decoder<'b> {
         if self.state.finished {
             return Err(DecodeError::Finished);
         }
-        let mut used = 0;
+        let mut used = 0usize;
         loop {
             let rest = input.get(used..).unwrap_or(&[]);
-            let (top, below) = self.state.levels.split_at_mut(1);
-            let level = &mut top[0];
-            let before = level.progress();
-            match level.step(self.buffer, below, rest) {
+            let state = &mut self.state;
+            let before = state.top.progress();
+            match state.top.step(self.buffer, &mut state.nested, rest) {
                 Ok((n, event)) => {
-                    used += n;
+                    used = used.saturating_add(n);
                     if event.is_some() {
                         return Ok((used, event));
                     }
-                    if level.progress() == before && used >= input.len() {
+                    if state.top.progress() == before && used >= input.len() {
                         return Ok((used, None));
                     }
                 }
                 Err(e) => {
-                    self.state.stopped = Some(e);
+                    state.stopped = Some(e);
                     return Err(e);
                 }
             }
@@ -281,17 +290,16 @@ impl<'b> Decoder<'b> {
             return Err(DecodeError::Finished);
         }
         // Entries whose end was reached with the last bytes are closed first, as one more byte would.
-        while self.state.levels[0].phase() == Phase::Payloads {
-            let (top, below) = self.state.levels.split_at_mut(1);
-            let before = top[0].progress();
-            let stepped = top[0].step(self.buffer, below, &[]);
-            if stepped.is_err() || top[0].progress() == before {
+        let state = &mut self.state;
+        while state.top.phase() == Phase::Payloads {
+            let before = state.top.progress();
+            let stepped = state.top.step(self.buffer, &mut state.nested, &[]);
+            if stepped.is_err() || state.top.progress() == before {
                 break;
             }
         }
-        self.state.finished = true;
-        let (top, below) = self.state.levels.split_at_mut(1);
-        let verdict = top[0].verdict(self.buffer, below);
+        state.finished = true;
+        let verdict = state.top.verdict(self.buffer, &mut state.nested);
         verdict.structural.and(verdict.integrity).map_err(DecodeError::Invalid)
     }
 }
