@@ -202,7 +202,9 @@ impl<R: Region, const B: usize> Placer<R, B> {
                 for e in prefix.entries() {
                     if let Some((start, end)) = target_span(&e, base, block)? {
                         if end > start {
-                            self.region.erase(start, end - start).map_err(PlaceError::Region)?;
+                            self.region
+                                .erase(start, end.saturating_sub(start))
+                                .map_err(PlaceError::Region)?;
                         }
                     }
                 }
@@ -217,18 +219,20 @@ impl<R: Region, const B: usize> Placer<R, B> {
         let block = block_len::<B>();
         match self.next {
             Some(n) if at >= n && self.layout == Layout::Image => {
-                let mut gap = at - n;
+                const ZEROS: [u8; 64] = [0; 64];
+                let mut gap = at.saturating_sub(n);
                 while gap > 0 {
                     let now = gap.min(64);
-                    self.push(&[0u8; 64][..usize::try_from(now).unwrap_or(64)])?;
-                    gap -= now;
+                    self.push(ZEROS.get(..usize::try_from(now).unwrap_or(64)).unwrap_or(&ZEROS))?;
+                    gap = gap.saturating_sub(now);
                 }
             }
             Some(n) if at == n => {}
             _ => {
                 self.flush()?;
-                self.block_at = at - at % block;
-                self.fill = usize::try_from(at % block).unwrap_or(0);
+                let into = at.checked_rem(block).unwrap_or(0);
+                self.block_at = at.saturating_sub(into);
+                self.fill = usize::try_from(into).unwrap_or(0);
             }
         }
         self.push(bytes)?;
@@ -284,7 +288,7 @@ fn target_span<E>(
     let Some(target) = e.target() else { return Ok(None) };
     let entry = u32::try_from(e.position()).unwrap_or(u32::MAX);
     let start = target.checked_sub(base).ok_or(PlaceError::BadTarget { entry })?;
-    if start % block != 0 {
+    if start.checked_rem(block) != Some(0) {
         return Err(PlaceError::BadTarget { entry });
     }
     let end = start.checked_add(e.byte_len()).and_then(|end| round_up(end, block));
