@@ -73,8 +73,8 @@ pub fn run() {
     let t = transfer(buffer, &mut storage.0, Some(PAYLOAD_FLIP_AT));
     match t.verdict {
         Err(DecodeError::Invalid(e)) if e.rule().id() == "R50" => say!(
-            "stream with a flipped payload byte refused by finish() after all {} bytes ({} blocks placed, \
-             never used), nothing run: {e}",
+            "stream with a flipped payload byte refused by finish() after {} of {MODEL_LEN} bytes ({} blocks \
+             placed, never used), nothing run: {e}",
             t.received,
             t.region.blocks_written
         ),
