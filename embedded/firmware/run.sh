@@ -21,7 +21,13 @@ if [ "$status" -ne 0 ]; then
 fi
 for line in "corrupted copy refused, no weight used: R50" "every checksum verified in place" \
   "all 6 results equal the host's, bit for bit" "checksum 0x[0-9a-f]* matches in RAM" \
-  "it returned 42" "it parses and verifies" "^PASS$"; do
+  "it returned 42" "it parses and verifies" \
+  "stream decoder RAM: state [0-9]* bytes (DecoderState::SIZE) + buffer [0-9]* bytes" \
+  "stream with a flipped payload byte refused by finish() .*, nothing run: R50" \
+  "stream with a flipped name byte refused: R13 .*; region calls: 0 erases, 0 writes$" \
+  "stream received: [0-9]* bytes in [0-9]*-byte reads" \
+  "streamed model in the flash-like region at 0x[0-9a-f]*: .* every checksum verified in place" \
+  "all 6 results equal the host's, bit for bit (model in the flash-like region)" "^PASS$"; do
   grep -q -- "$line" "$log" || { echo "FAILED: the output lacks \"$line\"" >&2; exit 1; }
 done
 echo "firmware run OK"

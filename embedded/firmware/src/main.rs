@@ -10,6 +10,10 @@
 //! 4. As a loader: the RAW entry with a load address is copied to that address in RAM, its checksum is checked
 //!    there, and the code is called.
 //! 5. The no-alloc writer puts the results in a new container in a RAM buffer, which the reader parses back.
+//! 6. With the `stream` feature (on by default): the model is received from the host as a byte stream, in
+//!    small chunks, decoded by `tpack::stream` and placed into a flash-like region in RAM, then verified and
+//!    run from there; a stream with a flipped payload bit (R50) and one with a flipped name bit (R13) are
+//!    refused, the latter before the region is touched (see `streamed.rs`).
 //!
 //! Output and exit status go to the host through semihosting; any failure exits non-zero.
 #![no_std]
@@ -19,7 +23,7 @@ use core::fmt::Write as _;
 use core::panic::PanicInfo;
 
 use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hio};
+use cortex_m_semihosting::debug;
 use tiny_mlp::{expected, test_inputs, Model, MAX_WIDTH};
 use tpack::zerocopy::little_endian::F32;
 use tpack::{Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, StreamWriter};
@@ -77,11 +81,18 @@ mod stack {
 /// Semihosting output; a failure to print is not worth a failure of the run.
 macro_rules! say {
     ($($arg:tt)*) => {{
-        if let Ok(mut out) = hio::hstdout() {
+        if let Ok(mut out) = ::cortex_m_semihosting::hio::hstdout() {
             let _ = writeln!(out, $($arg)*);
         }
     }};
 }
+
+#[cfg(feature = "stream")]
+mod host_file;
+#[cfg(feature = "stream")]
+mod nor;
+#[cfg(feature = "stream")]
+mod streamed;
 
 fn fail(why: core::fmt::Arguments<'_>) -> ! {
     say!("FAIL: {}", why);
@@ -102,9 +113,11 @@ fn main() -> ! {
     say!("tpack firmware on mps2-an386 (Cortex-M4F)");
     refuse_corrupt_copy();
     let model = load_and_verify();
-    run_model(&model);
+    run_model(&model, "flash");
     load_segments(&model);
     write_results_to_ram(&model);
+    #[cfg(feature = "stream")]
+    streamed::run();
     say!("stack high-water mark: {} bytes", stack::high_water());
     say!("PASS");
     debug::exit(debug::EXIT_SUCCESS);
@@ -143,7 +156,9 @@ fn load_and_verify() -> Container<'static> {
     c
 }
 
-fn run_model(c: &Container<'static>) {
+/// Runs the model in `c`, which lies in `place`, on the stored inputs, and fails unless every logit equals the
+/// host's.
+fn run_model(c: &Container<'_>, place: &str) {
     let name = match c.metadata().get("model.name") {
         Some(MetaValue::String(s)) => s,
         _ => "?",
@@ -155,7 +170,7 @@ fn run_model(c: &Container<'static>) {
     let [n_in, n_hidden, n_out] = model.widths;
     say!("model {name:?}: layers {n_in} -> {n_hidden} -> {n_out} (from metadata model.layers)");
     let weights = c.get("fc1.weight").map_or(0, |e| e.payload().as_ptr() as usize);
-    say!("weights read in place: fc1.weight at {weights:#010x} (flash)");
+    say!("weights read in place: fc1.weight at {weights:#010x} ({place})");
     let labels = match c.metadata().get("model.labels") {
         Some(MetaValue::StringArray(items)) => Some(items),
         _ => None,
@@ -189,7 +204,7 @@ fn run_model(c: &Container<'static>) {
             }
         }
     }
-    say!("all {count} results equal the host's, bit for bit");
+    say!("all {count} results equal the host's, bit for bit (model in {place})");
 }
 
 /// Copies every entry with a load address to it, checks the copy's checksum there, and calls it: the entries
