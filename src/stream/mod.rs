@@ -25,6 +25,11 @@
 //! bytes for `n` entries (see [`Decoder::buffer_needed`]). A buffer too small is reported as
 //! [`DecodeError::BufferTooSmall`] with the size needed, as soon as the header tells it.
 //!
+//! A device whose RAM cannot hold the prefix (a model with very many entries or much metadata) does not
+//! decode the stream; it writes the stream as raw bytes to a staging slot of readable flash and validates it
+//! there afterwards with [`Container::parse`] and [`Container::verify`] on the memory-mapped slot (which
+//! need no buffer at all), as MCUboot validates an image in its secondary slot before it swaps it in.
+//!
 //! # Resuming
 //!
 //! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
