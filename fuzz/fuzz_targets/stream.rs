@@ -82,7 +82,10 @@ fn decode(bytes: &[u8], sizes: &[u8], resume_after: usize) -> Decoded {
                     ended += 1;
                 }
                 Event::End => {
-                    assert!(!out.saw_prefix || ended as usize == out.payloads.len(), "End before every entry");
+                    assert!(
+                        !out.saw_prefix || ended as usize == out.payloads.len(),
+                        "End before every entry"
+                    );
                     out.saw_end = true;
                 }
                 other => panic!("unexpected {other:?}"),
