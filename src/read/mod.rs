@@ -17,6 +17,7 @@ mod verify;
 use core::fmt;
 
 use zerocopy::little_endian::U32;
+use zerocopy::FromBytes;
 
 use crate::error::Error;
 use crate::format::{Descriptor, Dtype, Header, Packing};
@@ -102,6 +103,25 @@ impl<'a> Container<'a> {
         let metadata =
             metadata::check(sections.metadata, header.meta_count.get(), header.version_minor.get())?;
         Ok(Container { metadata, ..container })
+    }
+
+    /// The view of prefix `bytes` that [`Container::check_prefix`] accepted, without checking again: slices
+    /// only, O(1). Like the container `check_prefix` gives, it has no payloads or checksums.
+    pub(crate) fn from_checked_prefix(bytes: &'a [u8]) -> Option<Self> {
+        let header = header::read_header(bytes).ok()?;
+        let [table, index, names, metadata, ..] = header.sections.each_ref().map(header::Bounds::from);
+        let part = |b: header::Bounds| crate::layout::slice(bytes, b.offset, b.end.checked_sub(b.offset)?);
+        let count = usize::try_from(header.entry_count.get()).ok()?;
+        Some(Container {
+            bytes,
+            header,
+            table: <[Descriptor]>::ref_from_bytes_with_elems(part(table)?, count).ok()?,
+            index: <[U32]>::ref_from_bytes_with_elems(part(index)?, count).ok()?,
+            names: part(names)?,
+            metadata: Metadata::from_checked(part(metadata)?, header.meta_count.get())?,
+            checksums: &[],
+            depth: 0,
+        })
     }
 
     /// The prefix of a stream (spec §11.2), `bytes` from the container's first byte to at least the end of its

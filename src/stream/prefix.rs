@@ -3,7 +3,6 @@
 use core::fmt;
 use core::ops::Range;
 
-use crate::read::header::read_header;
 use crate::{Container, Dtype, Entry, Metadata, Shape};
 
 /// A container's prefix as a [`super::Decoder`] validated it: its entries (without their payloads, which the
@@ -20,12 +19,9 @@ impl fmt::Debug for Prefix<'_> {
 }
 
 impl<'a> Prefix<'a> {
-    /// The view of prefix bytes that the decoder validated.
+    /// The view of prefix bytes that the decoder validated (O(1): they are not checked again).
     pub(super) fn new(bytes: &'a [u8]) -> Option<Self> {
-        let header = read_header(bytes).ok()?;
-        let (container, metadata) = Container::check_prefix(bytes, header, 0).ok()?;
-        metadata.ok()?;
-        Some(Prefix { container })
+        Container::from_checked_prefix(bytes).map(|container| Prefix { container })
     }
 
     /// `(major, minor)` version of the stream's container.
