@@ -55,15 +55,13 @@ pub(super) struct Level {
     entries: u32,
     prefix_end: u64,
     payloads_end: u64,
-    /// The first error of each group whose verdict waits for a group before it (R8, R9, R14, the nesting).
-    sections_error: Option<Error>,
-    early_error: Option<Error>,
-    nesting_error: Option<Error>,
-    metadata_error: Option<Error>,
-    /// The first R37: the entry whose padding holds it, and the error.
-    padding_error: Option<(u32, Error)>,
-    /// The first integrity error inside a nested container: the outer entry, and the nested error.
-    nested_integrity: Option<(u32, Error)>,
+    /// The broken structural rule that waits for the verdict (which checks R8, R9 and R14 first): the first
+    /// found, except that a nested container's (the group *nesting*, found as payloads pass) replaces a held
+    /// metadata error, since it comes before it in the spec's order.
+    held: Option<Error>,
+    /// The first payload-integrity error found as the payloads passed: the entry, whether it comes after that
+    /// entry's own checksum (a nested container's) or before it (R37 for its padding), and the error.
+    integrity: Option<(u32, bool, Error)>,
     /// Whether the payloads are walked (the prefix's groups up to *payloads* passed), and whether events are
     /// given (the outermost level, with a valid prefix).
     walk: bool,
@@ -97,12 +95,8 @@ impl Level {
             entries: 0,
             prefix_end: 0,
             payloads_end: 0,
-            sections_error: None,
-            early_error: None,
-            nesting_error: None,
-            metadata_error: None,
-            padding_error: None,
-            nested_integrity: None,
+            held: None,
+            integrity: None,
             walk: false,
             loud: false,
             entry: 0,
@@ -133,12 +127,7 @@ impl Level {
 
     /// Whether a rule is known to be broken already (the verdict will be an error).
     pub(super) fn doomed(&self) -> bool {
-        self.sections_error.is_some()
-            || self.early_error.is_some()
-            || self.nesting_error.is_some()
-            || self.metadata_error.is_some()
-            || self.padding_error.is_some()
-            || self.nested_integrity.is_some()
+        self.held.is_some() || self.integrity.is_some()
     }
 
     /// The prefix bytes in `buffer`, once the prefix is complete.
@@ -188,7 +177,8 @@ impl Level {
             match self.step(buffer, below, input) {
                 Ok((used, _)) => input = input.get(used..).unwrap_or(&[]),
                 Err(DecodeError::Invalid(e)) => {
-                    self.sections_error = Some(e);
+                    // Final for this level: R2–R7 or R9, before anything held.
+                    self.held = Some(e);
                     self.phase = Phase::Over;
                 }
                 Err(other) => return Err(other),
@@ -220,7 +210,7 @@ impl Level {
         self.total = header.total_len.get();
         self.header_len = header.header_len.get();
         if let Err(e) = check_sections(header) {
-            self.sections_error = Some(e);
+            self.held = Some(e);
             self.phase = Phase::Counting;
             return Ok((used, None));
         }
@@ -289,19 +279,19 @@ impl Level {
         let Some(prefix) = to_usize(self.prefix_end).and_then(|end| bytes.get(..end)) else { return };
         let Ok(header) = read_header(prefix) else { return };
         match Container::check_prefix(prefix, header, self.depth) {
-            Err(e) => self.early_error = Some(e),
+            Err(e) => self.held = Some(e),
             Ok((container, metadata)) => {
-                self.metadata_error = metadata.err();
+                self.held = metadata.err();
                 self.walk = true;
                 if self.depth >= MAX_NESTING_DEPTH {
-                    // R38 for the first nested container, which is not decoded.
+                    // R38 for the first nested container, which is not decoded; the group *nesting* comes
+                    // before *metadata*.
                     if let Some(entry) = container.entries().find(|e| e.dtype() == Dtype::CONTAINER) {
-                        self.nesting_error = Some(Error::NestingTooDeep {
-                            entry: u32::try_from(entry.position()).unwrap_or(u32::MAX),
-                        });
+                        let entry = u32::try_from(entry.position()).unwrap_or(u32::MAX);
+                        self.held = Some(Error::NestingTooDeep { entry });
                     }
                 }
-                self.loud = self.depth == 0 && self.nesting_error.is_none() && self.metadata_error.is_none();
+                self.loud = self.depth == 0 && self.held.is_none();
             }
         }
     }
@@ -348,8 +338,11 @@ impl Level {
                 let depth = self.depth.saturating_add(1);
                 match verdict.structural {
                     Err(e) => {
-                        if self.nesting_error.is_none() {
-                            self.nesting_error = Some(match e {
+                        // The first nested container's error in table order; it comes before a metadata
+                        // error (the only other one a walked level can hold).
+                        let held_nesting = self.held.is_some_and(|h| matches!(h.rule().number(), 38 | 39));
+                        if !held_nesting {
+                            self.held = Some(match e {
                                 Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
                                 Error::NestedInvalid { inner, .. } => {
                                     Error::NestedInvalid { entry, depth, inner }
@@ -359,8 +352,8 @@ impl Level {
                         }
                     }
                     Ok(()) => {
-                        if let (Err(e), None) = (verdict.integrity, self.nested_integrity) {
-                            self.nested_integrity = Some((entry, e));
+                        if let (Err(e), None) = (verdict.integrity, self.integrity) {
+                            self.integrity = Some((entry, true, e));
                         }
                     }
                 }
@@ -400,9 +393,9 @@ impl Level {
             // Padding before the entry: it must be zero (R37).
             let used = to_usize(start.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
             let run = input.get(..used).unwrap_or(&[]);
-            if let (Some(at), None) = (run.iter().position(|&b| b != 0), self.padding_error) {
+            if let (Some(at), None) = (run.iter().position(|&b| b != 0), self.integrity) {
                 let offset = self.count.saturating_add(len_u64(at));
-                self.padding_error = Some((self.entry, Error::PaddingNonZero { offset }));
+                self.integrity = Some((self.entry, false, Error::PaddingNonZero { offset }));
             }
             self.count = self.count.saturating_add(len_u64(used));
             return Ok((used, None));
@@ -499,29 +492,21 @@ impl Level {
         if self.count < u64::from(HEADER_LEN_V1) {
             return Err(Error::TooShort { len: self.count });
         }
-        if self.phase == Phase::Over {
-            if let Some(e) = self.sections_error {
-                // A definite error met earlier (a nested level's R2–R7 or R9).
-                if matches!(e.rule().number(), 2..=7 | 9) {
-                    return Err(e);
-                }
-            }
+        // The rule number of what is held decides where it comes in the spec's order.
+        let held = self.held.map(|e| (e.rule().number(), e));
+        if let (Phase::Over, Some((2..=7 | 9, e))) = (self.phase, held) {
+            // A final error met earlier (a nested level's R2–R7 or R9).
+            return Err(e);
         }
         let header = buffer.get(self.base..).and_then(|b| Header::ref_from_prefix(b).ok()).map(|(h, _)| h);
         let Some(header) = header else { return Err(Error::TooShort { len: self.count }) };
         check_length(header, self.count)?;
-        if let Some(e) = self.sections_error {
-            return Err(e);
-        }
-        if let Some(e @ Error::HeaderChecksum { .. }) = self.early_error {
+        if let Some((10..=13, e)) = held {
             return Err(e);
         }
         let trailer = self.trailer(buffer).unwrap_or(&[]);
         check_trailer(trailer, to_usize(u64::from(self.entries)).unwrap_or(usize::MAX))?;
-        match (self.early_error, self.nesting_error, self.metadata_error) {
-            (Some(e), _, _) | (None, Some(e), _) | (None, None, Some(e)) => Err(e),
-            (None, None, None) => Ok(()),
-        }
+        self.held.map_or(Ok(()), Err)
     }
 
     fn integrity(&self, buffer: &[u8]) -> Result<(), Error> {
@@ -532,7 +517,7 @@ impl Level {
         let stored = <[U32]>::ref_from_prefix(trailer).map(|(s, _)| s).unwrap_or(&[]);
         let computed = <[U32]>::ref_from_prefix(computed).map(|(s, _)| s).unwrap_or(&[]);
         for entry in 0..self.entries {
-            if let Some((at, e)) = self.padding_error {
+            if let Some((at, false, e)) = self.integrity {
                 if at == entry {
                     return Err(e);
                 }
@@ -542,7 +527,7 @@ impl Level {
             if s.get() != c.get() {
                 return Err(Error::EntryChecksum { entry, stored: s.get(), computed: c.get() });
             }
-            if let Some((at, e)) = self.nested_integrity {
+            if let Some((at, true, e)) = self.integrity {
                 if at == entry {
                     return Err(e);
                 }
