@@ -95,12 +95,10 @@ fn check(name: &str, bytes: &[u8], cuts: &[usize]) {
 
 #[test]
 fn every_vector_at_every_chunk_size() {
-    let sizes: Vec<usize> = if cfg!(miri) {
-        vec![1, 7, 64, 1 << 20]
-    } else {
-        (1..=64).chain([100, 1000, 4096, 1 << 20]).collect()
-    };
-    for case in cases::all() {
+    // Under Miri a decode in 5-byte chunks takes seconds: a sample, in 64-byte chunks and whole.
+    let sizes: Vec<usize> =
+        if cfg!(miri) { vec![64, 1 << 20] } else { (1..=64).chain([100, 1000, 4096, 1 << 20]).collect() };
+    for case in sample(cases::all(), 8) {
         for &size in &sizes {
             let cuts: Vec<usize> = (size..case.bytes.len()).step_by(size).collect();
             check(&case.name, &case.bytes, &cuts);
@@ -110,9 +108,14 @@ fn every_vector_at_every_chunk_size() {
 
 #[test]
 fn every_vector_truncated_and_extended() {
-    for case in sample(cases::all(), 16) {
+    for case in sample(cases::all(), 32) {
         let b = &case.bytes;
-        for len in [0, 1, 159, 160, b.len() / 2, b.len().saturating_sub(4), b.len().saturating_sub(1)] {
+        let lens: &[usize] = if cfg!(miri) {
+            &[159, b.len() / 2, b.len().saturating_sub(1)]
+        } else {
+            &[0, 1, 159, 160, b.len() / 2, b.len().saturating_sub(4), b.len().saturating_sub(1)]
+        };
+        for &len in lens {
             check(&case.name, &b[..len.min(b.len())], &[]);
         }
         let mut longer = b.clone();
@@ -147,7 +150,12 @@ fn a_buffer_too_small_is_told_with_the_size_needed() {
 fn a_transfer_resumes_from_a_saved_state() {
     for case in sample(cases::all(), 24) {
         let bytes = &case.bytes;
-        for at in [1, 160, bytes.len() / 3, bytes.len() / 2, bytes.len().saturating_sub(1)] {
+        let points: &[usize] = if cfg!(miri) {
+            &[160, bytes.len() / 2]
+        } else {
+            &[1, 160, bytes.len() / 3, bytes.len() / 2, bytes.len().saturating_sub(1)]
+        };
+        for &at in points {
             let at = at.min(bytes.len());
             let mut first = vec![0u8; BUFFER];
             let mut decoder = Decoder::new(&mut first);
@@ -299,7 +307,7 @@ fn place<const B: usize>(
 #[test]
 fn an_image_is_placed_byte_for_byte_in_whole_blocks() {
     for case in sample(cases::valid_cases().iter(), 6) {
-        for chunk in if cfg!(miri) { &[7, 4096][..] } else { &[1, 7, 64, 4096][..] } {
+        for chunk in if cfg!(miri) { &[64][..] } else { &[1, 7, 64, 4096][..] } {
             let chunk = *chunk;
             let (verdict, flash) = place::<16>(&case.bytes, chunk, Flash::new(1 << 20, 16), Layout::Image);
             verdict.unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -318,7 +326,8 @@ fn nothing_is_erased_or_written_for_an_invalid_prefix() {
     let mut checked = 0;
     let prefix_rules = cases::invalid_cases().iter().filter(|c| !late.contains(&c.rule.unwrap().number()));
     for case in sample(prefix_rules, 12) {
-        let (verdict, flash) = place::<8>(&case.bytes, 5, Flash::new(1 << 20, 8), Layout::Image);
+        let chunk = if cfg!(miri) { 64 } else { 5 };
+        let (verdict, flash) = place::<8>(&case.bytes, chunk, Flash::new(1 << 20, 8), Layout::Image);
         assert!(verdict.is_err(), "{}", case.name);
         assert!(flash.calls.is_empty(), "{}: {:?}", case.name, &flash.calls[..flash.calls.len().min(4)]);
         checked += 1;
