@@ -19,7 +19,7 @@ pub const TPACK_DECODER_ALIGN: usize = 8;
 /// The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
 /// and checksums (`tpack_decoder_buffer_needed`) — which `tpack_decoder_decode` reports as
 /// `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
-pub const TPACK_DECODER_MIN_BUFFER: usize = 160;
+pub const TPACK_DECODER_MIN_BUFFER: u32 = 160;
 
 /// Caller storage for a push decoder, filled by `tpack_decoder_init`. Opaque. It holds the caller's buffer
 /// exclusively: neither may be touched (read, written, copied, freed) by anyone else while the decoder is used,
@@ -30,7 +30,7 @@ pub struct tpack_decoder {
 }
 
 const _: () = {
-    assert!(TPACK_DECODER_MIN_BUFFER as u64 == HEADER_LEN_V1 as u64);
+    assert!(TPACK_DECODER_MIN_BUFFER == HEADER_LEN_V1);
     assert!(size_of::<tpack_decoder>() == TPACK_DECODER_SIZE);
     assert!(align_of::<tpack_decoder>() == TPACK_DECODER_ALIGN);
     assert!(size_of::<Stored<Decoder<'static>>>() <= TPACK_DECODER_SIZE);
@@ -145,7 +145,7 @@ pub unsafe extern "C" fn tpack_decoder_init(
         let slot = storage::<_, Decoder<'static>>(out_storage)?;
         // SAFETY: checks NULL and length only; the caller's contract makes the bytes writable.
         let _ = unsafe { slice_of(buffer, buffer_len) }?;
-        if buffer_len < TPACK_DECODER_MIN_BUFFER {
+        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
         // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
