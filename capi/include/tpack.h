@@ -341,6 +341,17 @@ tpack_result tpack_container_version(const struct tpack_container *container,
                                      uint16_t *out_major,
                                      uint16_t *out_minor);
 
+// Writes the container's compatible-feature flags as stored (bits this library does not know are kept, not
+// interpreted).
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `container` must point to a readable `tpack_container`, `out_flags` to a writable `uint64_t`.
+tpack_result tpack_container_compat_flags(const struct tpack_container *container,
+                                          uint64_t *out_flags);
+
 // Describes the entry at `index` (table order, from 0) in `out_entry`.
 //
 // # Errors
@@ -653,6 +664,17 @@ tpack_result tpack_meta_string(const struct tpack_meta_value *value, struct tpac
 // # Safety
 // `value` must point to a readable `tpack_meta_value`, `out` to a writable `tpack_bytes`.
 tpack_result tpack_meta_bytes(const struct tpack_meta_value *value, struct tpack_bytes *out);
+
+// Reads the pool bytes of a value of a type from a newer minor version, which this library does not know
+// (its code is `tpack_meta_value_type`'s, and `tpack_meta_type_name` gives NULL for it).
+//
+// # Errors
+// `TPACK_RESULT_WRONG_TYPE` for a type this library knows, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `value` must point to a readable `tpack_meta_value`, `out` to a writable `tpack_bytes`.
+tpack_result tpack_meta_unknown_bytes(const struct tpack_meta_value *value,
+                                      struct tpack_bytes *out);
 
 // The number of items of any array value (`u64[]` … `bool[]`, `string[]`, `array[]`). O(1) for the
 // numeric and `bool[]` arrays, linear in the value for `string[]` and `array[]`.

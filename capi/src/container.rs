@@ -208,6 +208,29 @@ pub unsafe extern "C" fn tpack_container_version(
     })
 }
 
+/// Writes the container's compatible-feature flags as stored (bits this library does not know are kept, not
+/// interpreted).
+///
+/// # Errors
+/// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `container` must point to a readable `tpack_container`, `out_flags` to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_container_compat_flags(
+    container: *const tpack_container,
+    out_flags: *mut u64,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_flags)?;
+        // SAFETY: the caller's contract.
+        let c = unsafe { container_ref(container) }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, c.compat_flags()) };
+        Ok(())
+    })
+}
+
 /// Describes the entry at `index` (table order, from 0) in `out_entry`.
 ///
 /// # Errors

@@ -386,6 +386,28 @@ pub unsafe extern "C" fn tpack_meta_bytes(
     }
 }
 
+/// Reads the pool bytes of a value of a type from a newer minor version, which this library does not know
+/// (its code is `tpack_meta_value_type`'s, and `tpack_meta_type_name` gives NULL for it).
+///
+/// # Errors
+/// `TPACK_RESULT_WRONG_TYPE` for a type this library knows, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `value` must point to a readable `tpack_meta_value`, `out` to a writable `tpack_bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_meta_unknown_bytes(
+    value: *const tpack_meta_value,
+    out: *mut tpack_bytes,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe {
+        read(value, out, |v| match v {
+            MetaValue::Unknown { bytes, .. } => Ok(tpack_bytes::new(bytes)),
+            _ => Err(wrong_type()),
+        })
+    }
+}
+
 /// The number of items of any array value (`u64[]` … `bool[]`, `string[]`, `array[]`). O(1) for the
 /// numeric and `bool[]` arrays, linear in the value for `string[]` and `array[]`.
 ///
