@@ -81,6 +81,19 @@
 // Alignment, in bytes, of a metadata value handle's storage.
 #define TPACK_META_VALUE_ALIGN 8
 
+// Entries (and, separately, metadata records) a writer can declare.
+#define TPACK_WRITER_MAX_ENTRIES 128
+
+// Bytes of names (and, separately, of encoded metadata: 15 bytes per record plus its key and value) a writer
+// can declare.
+#define TPACK_WRITER_MAX_BYTES 8192
+
+// Bytes of caller storage a writer handle needs (on every target).
+#define TPACK_WRITER_SIZE 40960
+
+// Alignment, in bytes, of a writer handle's storage.
+#define TPACK_WRITER_ALIGN 8
+
 // The result of every fallible call. `TPACK_RESULT_OK` is 0; every other code is a failure, and the call
 // then wrote none of its out-parameters.
 enum tpack_result
@@ -113,6 +126,17 @@ enum tpack_result
   TPACK_RESULT_DECODER_FINISHED = 10,
   // Rust code panicked; the call was abandoned before it wrote anything (a bug: please report it).
   TPACK_RESULT_PANIC = 11,
+  // The writer's callback failed; `tpack_error.value` is the number it returned.
+  TPACK_RESULT_IO = 12,
+  // A writer's bookkeeping is full; `tpack_error.value` says which part: 0 entries, 1 names, 2 metadata
+  // records, 3 metadata bytes.
+  TPACK_RESULT_WRITER_FULL = 13,
+  // The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
+  // length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
+  // before every entry was written (`entry` entries written of `value` declared).
+  TPACK_RESULT_WRITER_MISUSE = 14,
+  // An earlier error stopped this writer; its output is not a valid container.
+  TPACK_RESULT_WRITER_POISONED = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -284,6 +308,36 @@ typedef struct tpack_le_array {
   // The size of one element in bytes: 1, 2, 4 or 8.
   size_t element_size;
 } tpack_le_array;
+
+// Caller storage for a one-pass writer, filled by `tpack_writer_init` and emptied by `tpack_writer_finish`.
+// Opaque; about 32 KiB, so a static or a heap block rather than a small stack. Used by one thread at a time,
+// never copied; owns nothing.
+typedef struct tpack_writer {
+  uint64_t opaque[5120];
+} tpack_writer;
+
+// The sink: called with the container's bytes in order. It must write all `len` bytes and return 0, or
+// return any other number to fail (the writer then stops, and `tpack_error.value` holds the number). It must
+// not unwind or `longjmp` out. `user` is the pointer given to `tpack_writer_init`.
+typedef int32_t (*tpack_write_fn)(void *user, const uint8_t *bytes, size_t len);
+
+// One entry to declare.
+typedef struct tpack_entry_decl {
+  // The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated).
+  struct tpack_str name;
+  // `rank` dimensions, outermost first; may be NULL when `rank` is 0.
+  const uint64_t *dims;
+  // The number of dimensions, 0…8.
+  size_t rank;
+  // The load address, when `has_target`.
+  uint64_t target;
+  // The payload's alignment: a power of two from 1 to 65536, or 0 for the default (64).
+  uint32_t alignment;
+  // The dtype code (`tpack_dtype_name` lists the known ones).
+  uint16_t dtype;
+  // Whether the entry has a load address.
+  bool has_target;
+} tpack_entry_decl;
 
 #ifdef __cplusplus
 extern "C" {
@@ -871,6 +925,106 @@ const char *tpack_rule_id(uint32_t number);
 // The short name of rule `number` ("HeaderChecksum"), static and NUL-terminated; NULL for a number that is
 // no rule (0 included).
 const char *tpack_rule_name(uint32_t number);
+
+// Fills `out_storage` with a one-pass writer that sends the container to `write` (called with `user`).
+//
+// # Errors
+// `TPACK_RESULT_NULL_ARGUMENT` (`write` is NULL; `user` may be NULL), `TPACK_RESULT_MISALIGNED_STORAGE`.
+//
+// # Safety
+// `out_storage` must point to a writable `tpack_writer`; `write` must be callable with `user` until the
+// writer is finished.
+tpack_result tpack_writer_init(struct tpack_writer *out_storage,
+                               tpack_write_fn write,
+                               void *user);
+
+// Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break (name length, unknown dtype, rank,
+// shape, alignment, target), `TPACK_RESULT_BAD_ARGUMENT` (a name that is not UTF-8, a rank above 8),
+// `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
+// `TPACK_RESULT_WRITER_POISONED`, a handle error. Any error but a handle or argument error poisons the
+// writer.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `decl` to a readable
+// `tpack_entry_decl` whose `name` and `dims` are readable; `out_error` is NULL or writable.
+tpack_result tpack_writer_declare(struct tpack_writer *writer,
+                                  const struct tpack_entry_decl *decl,
+                                  struct tpack_error *out_error);
+
+// Declares a metadata value from its type code and its bytes as the container stores them: the scalars
+// `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`, `f64[]` (7–9) and `u8[]` … `bool[]` (18–25)
+// as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6) as they are. `u64`, `i64`, `f64` and `bool`
+// (1–4) are 8-, 8-, 8- and 1-byte little-endian. `string[]` and `array[]` are not supported yet.
+//
+// # Errors
+// `TPACK_RESULT_BAD_ARGUMENT` (a key or string that is not UTF-8, a length that is no whole number of
+// elements, a `bool` other than 0 or 1, a type not supported), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
+// over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
+// `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
+// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
+tpack_result tpack_writer_metadata(struct tpack_writer *writer,
+                                   const char *key,
+                                   size_t key_len,
+                                   uint8_t value_type,
+                                   const uint8_t *value,
+                                   size_t value_len,
+                                   struct tpack_error *out_error);
+
+// Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes
+// the prefix.
+//
+// # Errors
+// `TPACK_RESULT_WRITER_MISUSE` (more bytes than the entry's shape gives, or no entry left),
+// `TPACK_RESULT_INVALID_CONTAINER` (a duplicate name or key, found when the prefix is written),
+// `TPACK_RESULT_IO`, `TPACK_RESULT_WRITER_POISONED`, a handle error.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `bytes` to `len`
+// readable bytes; `out_error` is NULL or writable.
+tpack_result tpack_writer_write(struct tpack_writer *writer,
+                                const uint8_t *bytes,
+                                size_t len,
+                                struct tpack_error *out_error);
+
+// Ends the current entry (also an empty one, which needs no `tpack_writer_write`).
+//
+// # Errors
+// `TPACK_RESULT_WRITER_MISUSE` (fewer bytes than its shape gives: `entry` and `value`, the length expected),
+// `TPACK_RESULT_INVALID_CONTAINER`, `TPACK_RESULT_IO`, `TPACK_RESULT_WRITER_POISONED`, a handle error.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `out_error` is NULL
+// or writable.
+tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
+                                    struct tpack_error *out_error);
+
+// Writes the trailer and ends the container. The storage is emptied, success or not: reuse it only after
+// another `tpack_writer_init`.
+//
+// # Errors
+// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_IO`,
+// `TPACK_RESULT_WRITER_POISONED`, a handle error.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `out_error` is NULL
+// or writable.
+tpack_result tpack_writer_finish(struct tpack_writer *writer,
+                                 struct tpack_error *out_error);
+
+// Writes how many bytes of the container the writer has sent so far.
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer`, `out_position` to a writable `uint64_t`.
+tpack_result tpack_writer_position(const struct tpack_writer *writer, uint64_t *out_position);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -186,3 +186,21 @@ pub(crate) unsafe fn handle_mut<'a, S, T: Handle>(p: *mut S) -> Result<&'a mut T
     // SAFETY: checked just above (not NULL, aligned, filled); exclusive for `'a` by this function's contract.
     Ok(unsafe { &mut (*p.cast::<Stored<T>>()).value })
 }
+
+/// Moves the handle out of caller storage `p`, checked as [`handle_mut`] checks it, and marks the storage
+/// empty: a later use of it is `TPACK_RESULT_UNINITIALIZED_STORAGE`.
+///
+/// # Safety
+/// As for [`handle_mut`].
+pub(crate) unsafe fn take<S, T: Handle>(p: *mut S) -> Result<T, Failure> {
+    // SAFETY: this function's contract covers the check.
+    let _ = unsafe { handle_mut::<S, T>(p) }?;
+    let stored = p.cast::<Stored<T>>();
+    // SAFETY: checked just above (not NULL, aligned, filled with a `T`), exclusive by this function's
+    // contract. The value is moved out and the tag cleared, so the storage no longer claims to hold it.
+    unsafe {
+        let value = core::ptr::addr_of!((*stored).value).read();
+        core::ptr::addr_of_mut!((*stored).tag).write(0);
+        Ok(value)
+    }
+}

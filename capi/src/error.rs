@@ -40,6 +40,17 @@ pub enum tpack_result {
     TPACK_RESULT_DECODER_FINISHED = 10,
     /// Rust code panicked; the call was abandoned before it wrote anything (a bug: please report it).
     TPACK_RESULT_PANIC = 11,
+    /// The writer's callback failed; `tpack_error.value` is the number it returned.
+    TPACK_RESULT_IO = 12,
+    /// A writer's bookkeeping is full; `tpack_error.value` says which part: 0 entries, 1 names, 2 metadata
+    /// records, 3 metadata bytes.
+    TPACK_RESULT_WRITER_FULL = 13,
+    /// The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
+    /// length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
+    /// before every entry was written (`entry` entries written of `value` declared).
+    TPACK_RESULT_WRITER_MISUSE = 14,
+    /// An earlier error stopped this writer; its output is not a valid container.
+    TPACK_RESULT_WRITER_POISONED = 15,
 }
 
 /// "No index": the value of `tpack_error`'s `entry`, `record`, `position` and `section` when the error has
@@ -93,7 +104,15 @@ pub struct tpack_error {
 pub(crate) enum Failure {
     Code(tpack_result),
     Invalid(Error),
-    BufferTooSmall { needed: u64 },
+    BufferTooSmall {
+        needed: u64,
+    },
+    /// A writer error that is not a broken rule: its code, and the entry and number it names.
+    Writer {
+        result: tpack_result,
+        entry: Option<u32>,
+        value: Option<u64>,
+    },
 }
 
 impl From<Error> for Failure {
@@ -108,6 +127,7 @@ impl Failure {
             Failure::Code(code) => code,
             Failure::Invalid(_) => tpack_result::TPACK_RESULT_INVALID_CONTAINER,
             Failure::BufferTooSmall { .. } => tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL,
+            Failure::Writer { result, .. } => result,
         }
     }
 
@@ -118,6 +138,10 @@ impl Failure {
             Failure::Code(_) => {}
             Failure::BufferTooSmall { needed } => out.value = needed,
             Failure::Invalid(e) => fields_of(e, &mut out),
+            Failure::Writer { entry, value, .. } => {
+                out.entry = entry.unwrap_or(TPACK_NONE);
+                out.value = value.unwrap_or(TPACK_NONE64);
+            }
         }
         out
     }
@@ -330,6 +354,10 @@ pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
         9 => c"the decoder's buffer is too small for this stream",
         10 => c"the decoder was used after it finished",
         11 => c"tpack panicked (a bug)",
+        12 => c"the writer's output callback failed",
+        13 => c"the writer's bookkeeping is full",
+        14 => c"the writer was used out of order, or a payload's length differs from its declaration",
+        15 => c"an earlier error stopped the writer",
         _ => c"unknown result code",
     };
     text.as_ptr()

@@ -42,6 +42,7 @@ mod decoder;
 mod error;
 mod metadata;
 mod names;
+mod writer;
 
 pub use boundary::{tpack_bytes, tpack_str};
 pub use container::*;
@@ -49,3 +50,4 @@ pub use decoder::*;
 pub use error::*;
 pub use metadata::*;
 pub use names::*;
+pub use writer::*;

@@ -341,6 +341,60 @@ static tpack_result decode(const uint8_t *bytes, size_t len, size_t step, uint32
     return r;
 }
 
+/* ---- the writer --------------------------------------------------------------------------------------- */
+
+static uint8_t written[65536];
+static size_t written_len = 0;
+
+static int32_t append(void *user, const uint8_t *bytes, size_t len) {
+    (void)user;
+    if (written_len + len > sizeof written) return -1;
+    memcpy(written + written_len, bytes, len);
+    written_len += len;
+    return 0;
+}
+
+static tpack_writer writer; /* about 40 KiB: a static, not the stack */
+
+static void check_writer(void) {
+    current = "(writer)";
+    tpack_error err;
+    CHECK_RESULT(tpack_writer_init(&writer, NULL, NULL), TPACK_RESULT_NULL_ARGUMENT);
+    CHECK_RESULT(tpack_writer_init(&writer, append, NULL), TPACK_RESULT_OK);
+    const uint64_t dims[2] = {2, 3};
+    tpack_entry_decl w = {{"w", 1}, dims, 2, 0, 0, 14 /* U8 */, false};
+    tpack_entry_decl boot = {{"boot", 4}, (const uint64_t[]){4}, 1, 0x20000000u, 4, 18 /* RAW */, true};
+    CHECK_RESULT(tpack_writer_declare(&writer, &w, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_declare(&writer, &boot, &err), TPACK_RESULT_OK);
+    const uint8_t layers[8] = {12, 0, 0, 0, 0, 0, 0, 0};
+    CHECK_RESULT(tpack_writer_metadata(&writer, "layers", 6, 1 /* u64 */, layers, 8, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_metadata(&writer, "arch", 4, 5 /* string */, (const uint8_t *)"mlp", 3, &err),
+                 TPACK_RESULT_OK);
+    const uint8_t payload[6] = {1, 2, 3, 4, 5, 6};
+    CHECK_RESULT(tpack_writer_write(&writer, payload, 2, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_write(&writer, payload + 2, 4, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_end_entry(&writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_write(&writer, (const uint8_t *)"BOOT", 4, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_end_entry(&writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_finish(&writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_finish(&writer, &err), TPACK_RESULT_UNINITIALIZED_STORAGE);
+
+    tpack_container c;
+    CHECK_RESULT(tpack_container_parse(written, written_len, &c, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_container_verify(&c, &err), TPACK_RESULT_OK);
+    tpack_entry e;
+    CHECK_RESULT(tpack_container_find(&c, "w", 1, &e), TPACK_RESULT_OK);
+    CHECK(e.rank == 2 && e.dims[0] == 2 && e.dims[1] == 3 && e.payload.len == 6);
+    CHECK(memcmp(e.payload.data, payload, 6) == 0);
+    CHECK_RESULT(tpack_container_find(&c, "boot", 4, &e), TPACK_RESULT_OK);
+    CHECK(e.has_target && e.target == 0x20000000u && e.alignment == 4 && memcmp(e.payload.data, "BOOT", 4) == 0);
+    tpack_meta_value v;
+    uint64_t n = 0;
+    CHECK_RESULT(tpack_metadata_get(&c, "layers", 6, &v), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_meta_u64(&v, &n), TPACK_RESULT_OK);
+    CHECK(n == 12);
+}
+
 /* ---- the vectors -------------------------------------------------------------------------------------- */
 
 static void check_valid(const char *path, const uint8_t *bytes, size_t len, long entries, long meta) {
@@ -425,6 +479,7 @@ int main(int argc, char **argv) {
     }
     fclose(list);
     CHECK(args_checked);
+    check_writer();
     printf("smoke: %d vectors, %d checks, %d failures\n", vectors, checks, failures);
     return failures == 0 && vectors > 0 ? 0 : 1;
 }
