@@ -12,10 +12,10 @@
  *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. Lengths above PTRDIFF_MAX are
  *   refused.
  *
- * No malloc. Handles live in storage the caller provides: tpack_container, tpack_meta_value and
- *   tpack_decoder are complete types of TPACK_*_SIZE bytes aligned to TPACK_*_ALIGN; declare them anywhere
- *   (stack, static, inside a struct). Storage cast from a byte buffer must be aligned
- *   (TPACK_RESULT_MISALIGNED_STORAGE otherwise). A handle is usable once a successful call filled it
+ * No malloc. Handles live in storage the caller provides: tpack_container, tpack_meta_value,
+ *   tpack_decoder and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to TPACK_*_ALIGN;
+ *   declare them anywhere (stack, static, inside a struct; a writer is about 40 KiB). Storage cast from a
+ *   byte buffer must be aligned (TPACK_RESULT_MISALIGNED_STORAGE otherwise). A handle is usable once a successful call filled it
  *   (TPACK_RESULT_UNINITIALIZED_STORAGE otherwise, for zeroed storage). Handles own nothing: nothing is
  *   freed.
  *
@@ -25,8 +25,8 @@
  *   it is no longer used; an event's bytes point into the chunk given to tpack_decoder_decode().
  *
  * Threads. A filled container or metadata value handle is read-only: any number of threads may use it at
- *   once, and it may be copied (memcpy, assignment). A decoder is used by one thread at a time and is not
- *   copied.
+ *   once, and it may be copied (memcpy, assignment). A decoder or a writer is used by one thread at a time
+ *   and is not copied. A writer's callback must not unwind (C++ exceptions) or longjmp out.
  *
  * Alignment of the data. Payloads and little-endian arrays are where the container puts them: a payload is
  *   aligned to its entry's alignment relative to the container's first byte, so it is aligned in memory only

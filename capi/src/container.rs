@@ -29,7 +29,9 @@ pub const TPACK_MAX_RANK: usize = 8;
 /// threads for reading.
 #[repr(C)]
 pub struct tpack_container {
-    opaque: [u64; 20],
+    // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
+    // copy of the storage (by value, in Rust) must not claim they are integers.
+    opaque: [core::mem::MaybeUninit<u64>; 20],
 }
 
 const _: () = {

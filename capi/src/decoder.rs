@@ -26,7 +26,9 @@ pub const TPACK_DECODER_MIN_BUFFER: u32 = 160;
 /// and the decoder may not be copied. Not thread-safe; owns nothing, so there is nothing to free.
 #[repr(C)]
 pub struct tpack_decoder {
-    opaque: [u64; 128],
+    // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
+    // copy of the storage (by value, in Rust) must not claim they are integers.
+    opaque: [core::mem::MaybeUninit<u64>; 128],
 }
 
 const _: () = {

@@ -27,7 +27,9 @@ pub const TPACK_META_VALUE_ALIGN: usize = 8;
 /// bytes, owns nothing, and may be copied.
 #[repr(C)]
 pub struct tpack_meta_value {
-    opaque: [u64; 6],
+    // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
+    // copy of the storage (by value, in Rust) must not claim they are integers.
+    opaque: [core::mem::MaybeUninit<u64>; 6],
 }
 
 const _: () = {

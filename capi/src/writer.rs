@@ -93,7 +93,9 @@ type Inner = StreamWriter<Callback, FixedBookkeeping<TPACK_WRITER_MAX_ENTRIES, T
 /// never copied; owns nothing.
 #[repr(C)]
 pub struct tpack_writer {
-    opaque: [u64; 5120],
+    // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
+    // copy of the storage (by value, in Rust) must not claim they are integers.
+    opaque: [core::mem::MaybeUninit<u64>; 5120],
 }
 
 const _: () = {
