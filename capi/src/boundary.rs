@@ -119,6 +119,16 @@ pub(crate) unsafe fn slice_of<'a>(data: *const u8, len: usize) -> Result<&'a [u8
     Ok(unsafe { core::slice::from_raw_parts(data, len) })
 }
 
+/// A caller buffer of `len` bytes at `data`, checked (not NULL, `len` at most `isize::MAX`) without reading it:
+/// the caller then makes the slice it needs.
+pub(crate) fn buffer(data: *mut u8, len: usize) -> Result<NonNull<u8>, Failure> {
+    let data = NonNull::new(data).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT))?;
+    if isize::try_from(len).is_err() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    Ok(data)
+}
+
 /// A string argument as pointer + length (not NUL-terminated), as bytes: a name or key need not be UTF-8 to
 /// be looked up (it is then simply not found).
 ///

@@ -7,8 +7,8 @@ use tpack::format::HEADER_LEN_V1;
 use tpack::stream::{DecodeError, Decoder, Event};
 
 use crate::boundary::{
-    fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, tpack_bytes, Handle,
-    Stored,
+    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
+    tpack_bytes, Handle, Stored,
 };
 use crate::error::{tpack_error, tpack_result, Failure};
 
@@ -145,14 +145,13 @@ pub unsafe extern "C" fn tpack_decoder_init(
 ) -> tpack_result {
     guard(|| {
         let slot = storage::<_, Decoder<'static>>(out_storage)?;
-        // SAFETY: checks NULL and length only; the caller's contract makes the bytes writable.
-        let _ = unsafe { slice_of(buffer, buffer_len) }?;
+        let buffer = buffer_arg(buffer, buffer_len)?;
         if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
         // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
         // decoder is used, by the caller's contract.
-        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer, buffer_len) };
+        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
         // SAFETY: checked by `storage`; writable by the caller's contract.
         unsafe { fill(slot, Decoder::new(buffer)) };
         Ok(())

@@ -8,7 +8,7 @@ use core::fmt::{self, Write as _};
 use tpack::format::Section;
 use tpack::{Error, Rule};
 
-use crate::boundary::{guard, out, slice_of};
+use crate::boundary::{buffer, guard, out};
 
 /// The result of every fallible call. `TPACK_RESULT_OK` is 0; every other code is a failure, and the call
 /// then wrote none of its out-parameters.
@@ -406,10 +406,7 @@ pub unsafe extern "C" fn tpack_error_message(
 ) -> tpack_result {
     guard(|| {
         let error = out(error.cast_mut())?;
-        let buf = out(buf.cast::<u8>())?;
-        // SAFETY: checked not NULL; `len` readable bytes by the caller's contract (only used to check the
-        // length here).
-        let _ = unsafe { slice_of(buf.as_ptr(), len) }?;
+        let buf = buffer(buf.cast::<u8>(), len)?;
         if len == 0 {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
