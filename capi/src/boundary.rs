@@ -1,0 +1,216 @@
+//! The boundary with C: the panic guard, NULL and alignment checks, out-parameters, and handles kept in
+//! caller storage. Every `unsafe` of the crate that touches a caller's pointer goes through here.
+
+use core::ffi::c_char;
+use core::ptr::NonNull;
+
+use crate::error::{tpack_error, tpack_result, Failure};
+
+/// A UTF-8 string borrowed from a container: `len` bytes at `data`, **not** NUL-terminated.
+///
+/// Valid as long as the container's input bytes are (see the rules at the top of the header).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct tpack_str {
+    /// The first byte; never NULL once written (an empty string points into the container).
+    pub data: *const c_char,
+    /// The number of bytes.
+    pub len: usize,
+}
+
+impl tpack_str {
+    pub(crate) fn new(s: &str) -> Self {
+        tpack_str { data: s.as_ptr().cast(), len: s.len() }
+    }
+}
+
+/// Bytes borrowed from a container or a chunk: `len` bytes at `data`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct tpack_bytes {
+    /// The first byte; never NULL once written.
+    pub data: *const u8,
+    /// The number of bytes.
+    pub len: usize,
+}
+
+impl tpack_bytes {
+    pub(crate) fn new(b: &[u8]) -> Self {
+        tpack_bytes { data: b.as_ptr(), len: b.len() }
+    }
+}
+
+/// What a call gives when it fails: a result code, and for an invalid container the core's error.
+pub(crate) type Outcome = Result<(), Failure>;
+
+/// Runs `body`, catching a panic (feature `std`): the code of an entry point without `out_error`.
+pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> tpack_result {
+    match catch(body) {
+        Some(Ok(())) => tpack_result::TPACK_RESULT_OK,
+        Some(Err(failure)) => failure.result(),
+        None => tpack_result::TPACK_RESULT_PANIC,
+    }
+}
+
+/// Runs `body` like [`guard`], and on failure writes the details to `out_error` when it is not NULL.
+pub(crate) fn guard_with_error(out_error: *mut tpack_error, body: impl FnOnce() -> Outcome) -> tpack_result {
+    let failure = match catch(body) {
+        Some(Ok(())) => return tpack_result::TPACK_RESULT_OK,
+        Some(Err(failure)) => failure,
+        None => Failure::Code(tpack_result::TPACK_RESULT_PANIC),
+    };
+    let result = failure.result();
+    if let Some(out) = NonNull::new(out_error).filter(|p| p.as_ptr().is_aligned()) {
+        // SAFETY: not NULL and aligned; the caller's contract makes a non-NULL `out_error` valid for writes.
+        unsafe { out.as_ptr().write(failure.describe()) };
+    }
+    result
+}
+
+/// Runs `body` for an entry point that returns a value rather than a code: `fallback` after a panic.
+pub(crate) fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch(body).unwrap_or(fallback)
+}
+
+#[cfg(feature = "std")]
+fn catch<T>(body: impl FnOnce() -> T) -> Option<T> {
+    // Unwind safety: a panic abandons the call before any out-parameter or storage is written, so no state
+    // the caller can see is left half-updated.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).ok()
+}
+
+#[cfg(not(feature = "std"))]
+fn catch<T>(body: impl FnOnce() -> T) -> Option<T> {
+    Some(body())
+}
+
+/// An out-parameter, checked: not NULL, aligned for `T`. Write it with [`put`] once the call has succeeded.
+pub(crate) fn out<T>(p: *mut T) -> Result<NonNull<T>, Failure> {
+    let p = NonNull::new(p).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT))?;
+    if !p.as_ptr().is_aligned() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_MISALIGNED_STORAGE));
+    }
+    Ok(p)
+}
+
+/// Writes an out-parameter that [`out`] checked.
+///
+/// # Safety
+/// `p` must be valid for writes of a `T` (the caller's contract for out-parameters).
+pub(crate) unsafe fn put<T>(p: NonNull<T>, value: T) {
+    // SAFETY: not NULL and aligned (checked by `out`), valid for writes by this function's contract. `T` is a
+    // plain C type without drop glue, so overwriting whatever was there leaks nothing.
+    unsafe { p.as_ptr().write(value) }
+}
+
+/// `len` bytes at `data`, borrowed for as long as the caller promises (`'a`).
+///
+/// # Safety
+/// A non-NULL `data` must point to `len` readable bytes that stay valid and unchanged for `'a`.
+pub(crate) unsafe fn slice_of<'a>(data: *const u8, len: usize) -> Result<&'a [u8], Failure> {
+    if data.is_null() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT));
+    }
+    if isize::try_from(len).is_err() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    // SAFETY: not NULL, `len` at most `isize::MAX`; readable and unchanged for `'a` by this function's
+    // contract. Bytes have alignment 1.
+    Ok(unsafe { core::slice::from_raw_parts(data, len) })
+}
+
+/// A caller buffer of `len` bytes at `data`, checked (not NULL, `len` at most `isize::MAX`) without reading it:
+/// the caller then makes the slice it needs.
+pub(crate) fn buffer(data: *mut u8, len: usize) -> Result<NonNull<u8>, Failure> {
+    let data = NonNull::new(data).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT))?;
+    if isize::try_from(len).is_err() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    Ok(data)
+}
+
+/// A string argument as pointer + length (not NUL-terminated), as bytes: a name or key need not be UTF-8 to
+/// be looked up (it is then simply not found).
+///
+/// # Safety
+/// As for [`slice_of`], for the duration of the call.
+pub(crate) unsafe fn text<'a>(data: *const c_char, len: usize) -> Result<&'a [u8], Failure> {
+    // SAFETY: the same contract, passed on.
+    unsafe { slice_of(data.cast(), len) }
+}
+
+/// A handle in caller storage: a tag saying which kind of handle a successful call wrote there, then the
+/// value. The tag catches storage that was never filled (zeroed, or the wrong kind); it cannot catch every
+/// garbage, which is why filling before use is part of the contract.
+#[repr(C)]
+pub(crate) struct Stored<T> {
+    tag: u64,
+    value: T,
+}
+
+/// The kinds of handle, as the tags [`Stored`] holds.
+pub(crate) trait Handle: Sized {
+    /// A value no zeroed or copied-from-elsewhere storage is likely to hold.
+    const TAG: u64;
+}
+
+/// Caller storage `p` of C type `S`, checked for holding a `Stored<T>` before it is filled: not NULL, aligned.
+/// The const assertions in the modules keep `S` at least as large and as aligned as `Stored<T>`.
+pub(crate) fn storage<S, T: Handle>(p: *mut S) -> Result<NonNull<Stored<T>>, Failure> {
+    out(p.cast::<Stored<T>>())
+}
+
+/// Fills storage that [`storage`] checked. The previous contents are overwritten without being dropped
+/// (a handle owns nothing).
+///
+/// # Safety
+/// `p` must be valid for writes of the storage type it was cast from.
+pub(crate) unsafe fn fill<T: Handle>(p: NonNull<Stored<T>>, value: T) {
+    // SAFETY: this function's contract, and `Stored<T>` fits the storage (the modules' const assertions).
+    unsafe { put(p, Stored { tag: T::TAG, value }) }
+}
+
+/// The handle held by caller storage `p`, checked: not NULL, aligned, filled by a successful call.
+///
+/// # Safety
+/// A non-NULL, aligned `p` must point to readable storage of its C type, which no one writes for `'a`.
+pub(crate) unsafe fn handle<'a, S, T: Handle>(p: *const S) -> Result<&'a T, Failure> {
+    let p = out(p.cast_mut().cast::<Stored<T>>())?;
+    // SAFETY: readable by this function's contract; the tag is a plain `u64` at the start of `Stored<T>`
+    // (`repr(C)`), and any bit pattern is a valid `u64`.
+    let tag = unsafe { p.as_ptr().cast::<u64>().read() };
+    if tag != T::TAG {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE));
+    }
+    // SAFETY: the tag says a successful call filled the storage with a `T`; no one writes it for `'a`.
+    Ok(unsafe { &(*p.as_ptr()).value })
+}
+
+/// Like [`handle`], for a handle the call changes.
+///
+/// # Safety
+/// As for [`handle`], and no one else reads or writes the storage for `'a`.
+pub(crate) unsafe fn handle_mut<'a, S, T: Handle>(p: *mut S) -> Result<&'a mut T, Failure> {
+    // SAFETY: this function's contract covers the read.
+    let _ = unsafe { handle::<S, T>(p) }?;
+    // SAFETY: checked just above (not NULL, aligned, filled); exclusive for `'a` by this function's contract.
+    Ok(unsafe { &mut (*p.cast::<Stored<T>>()).value })
+}
+
+/// Moves the handle out of caller storage `p`, checked as [`handle_mut`] checks it, and marks the storage
+/// empty: a later use of it is `TPACK_RESULT_UNINITIALIZED_STORAGE`.
+///
+/// # Safety
+/// As for [`handle_mut`].
+pub(crate) unsafe fn take<S, T: Handle>(p: *mut S) -> Result<T, Failure> {
+    // SAFETY: this function's contract covers the check.
+    let _ = unsafe { handle_mut::<S, T>(p) }?;
+    let stored = p.cast::<Stored<T>>();
+    // SAFETY: checked just above (not NULL, aligned, filled with a `T`), exclusive by this function's
+    // contract. The value is moved out and the tag cleared, so the storage no longer claims to hold it.
+    unsafe {
+        let value = core::ptr::addr_of!((*stored).value).read();
+        core::ptr::addr_of_mut!((*stored).tag).write(0);
+        Ok(value)
+    }
+}

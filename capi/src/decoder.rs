@@ -1,0 +1,297 @@
+//! The push decoder: a [`tpack::stream::Decoder`] in caller storage ([`tpack_decoder`]) with a caller buffer,
+//! fed chunk by chunk, answering with [`tpack_event`]s.
+
+use core::mem::{align_of, size_of};
+
+use tpack::format::HEADER_LEN_V1;
+use tpack::stream::{DecodeError, Decoder, Event};
+
+use crate::boundary::{
+    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
+    tpack_bytes, Handle, Stored,
+};
+use crate::error::{tpack_error, tpack_result, Failure};
+
+/// Bytes of caller storage a decoder handle needs (on every target).
+pub const TPACK_DECODER_SIZE: usize = 1024;
+/// Alignment, in bytes, of a decoder handle's storage.
+pub const TPACK_DECODER_ALIGN: usize = 8;
+/// The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
+/// and checksums (`tpack_decoder_buffer_needed`) — which `tpack_decoder_decode` reports as
+/// `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
+pub const TPACK_DECODER_MIN_BUFFER: u32 = 160;
+
+/// Caller storage for a push decoder, filled by `tpack_decoder_init`. Opaque. It holds the caller's buffer
+/// exclusively: neither may be touched (read, written, copied, freed) by anyone else while the decoder is used,
+/// and the decoder may not be copied. Not thread-safe; owns nothing, so there is nothing to free.
+#[repr(C)]
+pub struct tpack_decoder {
+    // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
+    // copy of the storage (by value, in Rust) must not claim they are integers.
+    opaque: [core::mem::MaybeUninit<u64>; 128],
+}
+
+const _: () = {
+    assert!(TPACK_DECODER_MIN_BUFFER == HEADER_LEN_V1);
+    assert!(size_of::<tpack_decoder>() == TPACK_DECODER_SIZE);
+    assert!(align_of::<tpack_decoder>() == TPACK_DECODER_ALIGN);
+    assert!(size_of::<Stored<Decoder<'static>>>() <= TPACK_DECODER_SIZE);
+    assert!(align_of::<Stored<Decoder<'static>>>() <= TPACK_DECODER_ALIGN);
+};
+
+impl Handle for Decoder<'static> {
+    const TAG: u64 = u64::from_le_bytes(*b"tpk:deco");
+}
+
+/// What a `tpack_decoder_decode` call saw.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum tpack_event_kind {
+    /// No event: the whole chunk was consumed (`*out_used == len`); feed the next one.
+    TPACK_EVENT_NONE = 0,
+    /// The prefix (header, table, index, names, metadata) has arrived and is valid: every entry is known
+    /// before its first payload byte.
+    TPACK_EVENT_PREFIX = 1,
+    /// Payload bytes of entry `entry`, starting at `offset` within its payload, in `bytes` (borrowed from the
+    /// chunk: valid as long as the chunk is).
+    TPACK_EVENT_PAYLOAD = 2,
+    /// The last byte of entry `entry` has arrived (also for an empty entry).
+    TPACK_EVENT_ENTRY_END = 3,
+    /// The last declared byte has arrived; `tpack_decoder_finish` gives the verdict.
+    TPACK_EVENT_END = 4,
+}
+
+/// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty, with a NULL
+/// `data`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct tpack_event {
+    /// What happened.
+    pub kind: tpack_event_kind,
+    /// The entry's position in the table (`PAYLOAD`, `ENTRY_END`).
+    pub entry: u32,
+    /// Where `bytes` start within the entry's payload (`PAYLOAD`).
+    pub offset: u64,
+    /// The entry's load address, when `has_target` (`PAYLOAD`).
+    pub target: u64,
+    /// The payload bytes (`PAYLOAD`), borrowed from the chunk.
+    pub bytes: tpack_bytes,
+    /// Whether the entry has a load address.
+    pub has_target: bool,
+}
+
+impl tpack_event {
+    fn new(event: Option<Event<'_>>) -> Self {
+        let mut out = tpack_event {
+            kind: tpack_event_kind::TPACK_EVENT_NONE,
+            entry: 0,
+            offset: 0,
+            target: 0,
+            bytes: tpack_bytes { data: core::ptr::null(), len: 0 },
+            has_target: false,
+        };
+        match event {
+            None => {}
+            Some(Event::Prefix) => out.kind = tpack_event_kind::TPACK_EVENT_PREFIX,
+            Some(Event::Payload { entry, offset, target, bytes }) => {
+                out.kind = tpack_event_kind::TPACK_EVENT_PAYLOAD;
+                out.entry = entry;
+                out.offset = offset;
+                out.target = target.unwrap_or(0);
+                out.has_target = target.is_some();
+                out.bytes = tpack_bytes::new(bytes);
+            }
+            Some(Event::EntryEnd { entry }) => {
+                out.kind = tpack_event_kind::TPACK_EVENT_ENTRY_END;
+                out.entry = entry;
+            }
+            Some(Event::End) => out.kind = tpack_event_kind::TPACK_EVENT_END,
+            // An event a later core adds: not one this API can describe yet.
+            Some(_) => {}
+        }
+        out
+    }
+}
+
+impl From<DecodeError> for Failure {
+    fn from(e: DecodeError) -> Self {
+        match e {
+            DecodeError::Invalid(e) => Failure::Invalid(e),
+            DecodeError::BufferTooSmall { needed } => Failure::BufferTooSmall { needed },
+            DecodeError::Finished => Failure::Code(tpack_result::TPACK_RESULT_DECODER_FINISHED),
+            _ => Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER),
+        }
+    }
+}
+
+/// Fills `out_storage` with a decoder that keeps what it must in `buffer` (`buffer_len` bytes): for a stream
+/// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
+/// container while it is received.
+///
+/// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile.
+///
+/// # Errors
+/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
+/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+///
+/// # Safety
+/// `out_storage` must point to a writable `tpack_decoder`, `buffer` to `buffer_len` writable bytes that no one
+/// else uses while the decoder is used.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_init(
+    out_storage: *mut tpack_decoder,
+    buffer: *mut u8,
+    buffer_len: usize,
+) -> tpack_result {
+    guard(|| {
+        let slot = storage::<_, Decoder<'static>>(out_storage)?;
+        let buffer = buffer_arg(buffer, buffer_len)?;
+        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
+            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
+        }
+        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
+        // decoder is used, by the caller's contract.
+        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, Decoder::new(buffer)) };
+        Ok(())
+    })
+}
+
+/// Feeds the decoder from `chunk` (`len` bytes): consumes a prefix of it, writes how many bytes to `out_used`
+/// and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
+/// the chunk (`chunk + *out_used`); `TPACK_EVENT_NONE` means the whole chunk was consumed.
+///
+/// Only rules that nothing later could change are reported here (R2–R7, R9); any other broken rule is held
+/// for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
+///
+/// # Errors
+/// `TPACK_RESULT_INVALID_CONTAINER`, `TPACK_RESULT_BUFFER_TOO_SMALL` (`out_error->value` is the buffer length
+/// needed), `TPACK_RESULT_DECODER_FINISHED`; after one of these the decoder is stopped and returns it again.
+/// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
+/// call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used); `out_used` and
+/// `out_event` to writable objects; `out_error` is NULL or points to a writable `tpack_error`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_decode(
+    decoder: *mut tpack_decoder,
+    chunk: *const u8,
+    len: usize,
+    out_used: *mut usize,
+    out_event: *mut tpack_event,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        let (used_dst, event_dst) = (out(out_used)?, out(out_event)?);
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
+        // SAFETY: the caller's contract: `len` readable bytes, valid while the event is used.
+        let chunk = unsafe { slice_of(chunk, len) }?;
+        let (used, event) = d.decode(chunk)?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe {
+            put(used_dst, used);
+            put(event_dst, tpack_event::new(event));
+        }
+        Ok(())
+    })
+}
+
+/// Ends the stream and gives the verdict: `TPACK_RESULT_OK` exactly when `tpack_container_parse` and
+/// `tpack_container_verify` would accept the bytes fed, and otherwise the same rule.
+///
+/// # Errors
+/// `TPACK_RESULT_INVALID_CONTAINER` with the first broken rule, the error the decoder stopped with, or
+/// `TPACK_RESULT_DECODER_FINISHED` for a second call; a handle error.
+///
+/// # Safety
+/// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
+/// call; `out_error` is NULL or points to a writable `tpack_error`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_finish(
+    decoder: *mut tpack_decoder,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
+        d.finish()?;
+        Ok(())
+    })
+}
+
+/// Writes whether a broken rule has been found already (to be reported by `tpack_decoder_finish`): the
+/// transfer can be abandoned.
+///
+/// # Errors
+/// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, `out_doomed` to a writable
+/// `bool`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_is_doomed(
+    decoder: *const tpack_decoder,
+    out_doomed: *mut bool,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_doomed)?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle::<_, Decoder<'static>>(decoder) }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, d.is_doomed()) };
+        Ok(())
+    })
+}
+
+/// Writes how many bytes of the stream the decoder has consumed.
+///
+/// # Errors
+/// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, `out_position` to a writable
+/// `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_position(
+    decoder: *const tpack_decoder,
+    out_position: *mut u64,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_position)?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle::<_, Decoder<'static>>(decoder) }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, d.position()) };
+        Ok(())
+    })
+}
+
+/// Writes the buffer length a stream needs whose first bytes (at least its 160-byte header) are `header`
+/// (`len` bytes): to size the buffer before `tpack_decoder_init`.
+///
+/// # Errors
+/// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together (rule 0: the
+/// decoder or a parse names the rule), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`.
+///
+/// # Safety
+/// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_buffer_needed(
+    header: *const u8,
+    len: usize,
+    out_needed: *mut u64,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_needed)?;
+        // SAFETY: the caller's contract, for the duration of the call.
+        let header = unsafe { slice_of(header, len) }?;
+        let needed = Decoder::buffer_needed(header)
+            .ok_or(Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER))?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, needed) };
+        Ok(())
+    })
+}
