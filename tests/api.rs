@@ -158,6 +158,15 @@ fn metadata_is_a_view_with_lookups_and_iteration() {
     assert_eq!(m.get("c"), None);
     assert_eq!(m.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(m.into_iter().len(), 2);
+    // By position, in key order; `nth` skips without decoding and agrees.
+    assert_eq!(m.at(0), Some(("a", MetaValue::Bool(true))));
+    assert_eq!(m.at(1), Some(("b", MetaValue::U64(2))));
+    assert_eq!(m.at(2), None);
+    assert_eq!(m.iter().nth(1), m.at(1));
+    assert_eq!(m.iter().nth(2), None);
+    let mut it = m.iter();
+    assert_eq!(it.nth(0), m.at(0));
+    assert_eq!(it.next(), m.at(1));
 }
 
 /// `verification` reports each entry, every problem of it, and progress that adds up to the payloads.

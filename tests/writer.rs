@@ -7,8 +7,8 @@ use embedded_io::Write as _;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::{
-    Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, StreamWriter,
-    VecBookkeeping, WriteError,
+    Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, ShortStorage,
+    SliceBookkeeping, StreamWriter, VecBookkeeping, WriteError,
 };
 
 #[derive(Clone, Debug)]
@@ -337,6 +337,81 @@ fn fixed_capacity_storage_writes_the_same_bytes() {
     }
     w.finish().unwrap();
     assert_eq!(sink.bytes, expected);
+}
+
+#[test]
+fn slice_storage_writes_the_same_bytes_at_any_alignment() {
+    let items = sample();
+    let expected = builder_bytes(&items);
+    let needed = SliceBookkeeping::storage_len(4, 64).unwrap();
+    let mut storage = vec![0xa5u8; needed + 8];
+    // Every start address modulo 4 (and 8): the words are aligned inside the slack.
+    for skip in 0..8 {
+        let bookkeeping = SliceBookkeeping::new(&mut storage[skip..skip + needed], 4, 64).unwrap();
+        let mut sink = MemSink::default();
+        let mut w = SeekWriter::new(&mut sink, bookkeeping);
+        for i in &items {
+            w.declare(decl(i, i.open_ended)).unwrap();
+        }
+        for (k, v) in META {
+            w.metadata(k, *v).unwrap();
+        }
+        for i in &items {
+            w.write_entry(&i.data).unwrap();
+        }
+        w.finish().unwrap();
+        assert_eq!(sink.bytes, expected, "storage at offset {skip}");
+    }
+}
+
+#[test]
+fn slice_storage_is_full_where_fixed_storage_is() {
+    let mut storage = [0u8; 1024];
+    let mut w = SeekWriter::new(MemSink::default(), SliceBookkeeping::new(&mut storage, 2, 16).unwrap());
+    w.declare(EntryDecl::new("a", Dtype::U8, &[1])).unwrap();
+    w.declare(EntryDecl::new("b", Dtype::U8, &[1])).unwrap();
+    assert_eq!(w.declare(EntryDecl::new("c", Dtype::U8, &[1])), Err(WriteError::BufferFull(Buffer::Entries)));
+
+    let mut storage = [0u8; 1024];
+    let mut w = SeekWriter::new(MemSink::default(), SliceBookkeeping::new(&mut storage, 4, 8).unwrap());
+    assert_eq!(
+        w.declare(EntryDecl::new("a-long-name", Dtype::U8, &[1])),
+        Err(WriteError::BufferFull(Buffer::Names))
+    );
+
+    let mut storage = [0u8; 1024];
+    let mut w = SeekWriter::new(MemSink::default(), SliceBookkeeping::new(&mut storage, 4, 24).unwrap());
+    assert_eq!(
+        w.metadata("key", MetaValue::String("a value too long")),
+        Err(WriteError::BufferFull(Buffer::MetadataBytes))
+    );
+
+    let mut storage = [0u8; 1024];
+    let mut w = SeekWriter::new(MemSink::default(), SliceBookkeeping::new(&mut storage, 1, 64).unwrap());
+    w.metadata("a", MetaValue::U64(1)).unwrap();
+    assert_eq!(w.metadata("b", MetaValue::U64(2)), Err(WriteError::BufferFull(Buffer::MetadataRecords)));
+}
+
+#[test]
+fn slice_storage_too_short_is_refused_with_the_length_needed() {
+    let needed = SliceBookkeeping::storage_len(3, 100).unwrap();
+    let mut storage = vec![0u8; needed];
+    assert_eq!(
+        SliceBookkeeping::new(&mut storage[..needed - 1], 3, 100).err(),
+        Some(ShortStorage { needed: Some(needed), len: needed - 1 })
+    );
+    assert!(SliceBookkeeping::new(&mut storage, 3, 100).is_ok());
+    assert_eq!(SliceBookkeeping::storage_len(usize::MAX, 1), None);
+    assert_eq!(
+        SliceBookkeeping::new(&mut storage, 1, usize::MAX).err(),
+        Some(ShortStorage { needed: None, len: needed })
+    );
+    // Zero capacity: nothing can be declared, but an empty container can be written.
+    let mut none = [0u8; 3];
+    let mut out = MemSink::default();
+    let w = SeekWriter::new(&mut out, SliceBookkeeping::new(&mut none, 0, 0).unwrap());
+    w.finish().unwrap();
+    assert_eq!(Container::parse(&out.bytes).unwrap().entries().len(), 0);
 }
 
 fn item_strategy() -> impl Strategy<Value = Item> {

@@ -172,7 +172,7 @@ pub unsafe extern "C" fn tpack_metadata_at(
         let slot = storage::<_, MetaValue<'static>>(out_value)?;
         // SAFETY: the caller's contract.
         let c = unsafe { container_ref(container) }?;
-        let (key, value) = c.metadata().iter().nth(index).ok_or_else(not_found)?;
+        let (key, value) = c.metadata().at(index).ok_or_else(not_found)?;
         // SAFETY: checked by `out` and `storage`; writable by the caller's contract.
         unsafe {
             put(key_dst, tpack_str::new(key));

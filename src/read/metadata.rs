@@ -190,6 +190,15 @@ impl<'a> Metadata<'a> {
         Some(value_of(self.records.get(at)?, pool))
     }
 
+    /// The record at `index` in key order (0 is the smallest key), as `(key, value)`: O(1), for callers that
+    /// walk the records by position (the C API). `None` when `index >= self.len()`.
+    #[must_use]
+    pub fn at(&self, index: usize) -> Option<(&'a str, MetaValue<'a>)> {
+        let r = self.records.get(index)?;
+        // Validated UTF-8 (R43); the fallback is unreachable.
+        Some((core::str::from_utf8(key_of(r, self.pool)).unwrap_or(""), value_of(r, self.pool)))
+    }
+
     /// Every record as `(key, value)`, in key order.
     #[must_use]
     pub fn iter(&self) -> MetaIter<'a> {
@@ -243,6 +252,13 @@ impl<'a> Iterator for MetaIter<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let r = self.records.next()?;
         // Validated UTF-8 (R43); the fallback is unreachable.
+        let key = core::str::from_utf8(key_of(r, self.pool)).unwrap_or("");
+        Some((key, value_of(r, self.pool)))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        // O(1): skip the records without decoding them.
+        let r = self.records.nth(n)?;
         let key = core::str::from_utf8(key_of(r, self.pool)).unwrap_or("");
         Some((key, value_of(r, self.pool)))
     }

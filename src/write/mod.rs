@@ -15,7 +15,7 @@ mod writer;
 
 #[cfg(feature = "alloc")]
 pub use bookkeeping::VecBookkeeping;
-pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping};
+pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping, ShortStorage, SliceBookkeeping};
 pub use decl::{EntryDecl, NewEntry};
 pub use error::WriteError;
 pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};

@@ -41,8 +41,14 @@ pub(super) struct Plan<K: Bookkeeping> {
 }
 
 impl<K: Bookkeeping> Plan<K> {
-    pub(super) fn new() -> Self {
-        Self { ledger: Ledger::default(), compat_flags: 0, payload_start: 0, minor: 0, block_dtypes: 0 }
+    pub(super) fn new(bookkeeping: K) -> Self {
+        Self {
+            ledger: bookkeeping.into_ledger(),
+            compat_flags: 0,
+            payload_start: 0,
+            minor: 0,
+            block_dtypes: 0,
+        }
     }
 
     /// The header's length: 160, plus the block geometry item when the file is of minor 1 and uses a block

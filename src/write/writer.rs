@@ -126,10 +126,9 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     /// A writer that will write a container to `sink`, from where it stands, keeping its bookkeeping as
     /// `bookkeeping` says (a value of [`crate::FixedBookkeeping`] or [`crate::VecBookkeeping`]).
     pub fn new(sink: S, bookkeeping: K) -> Self {
-        let _ = bookkeeping;
         Self {
             sink,
-            plan: Plan::new(),
+            plan: Plan::new(bookkeeping),
             state: State::Declaring,
             cursor: 0,
             current: 0,
