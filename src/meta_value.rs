@@ -198,6 +198,27 @@ impl<'a> MetaValue<'a> {
         }
     }
 
+    /// The value of type `value_type` whose pool encoding (spec §7.1) is `bytes`, validated as a reader
+    /// validates a record's value (R47–R49: framing, UTF-8, booleans, `array[]` nesting), so that a value
+    /// taken as bytes — from another language, from a file — can be written back. The result borrows
+    /// `bytes`.
+    ///
+    /// `None` for a type stored inline in the record (`u64`, `i64`, `f64`, `bool`: make those variants
+    /// directly), a type this crate does not know, or bytes that break one of those rules.
+    ///
+    /// ```
+    /// use tpack::{MetaType, MetaValue};
+    /// let encoded = [2, 0, 0, 0, b'h', b'i', 0, 0, 0, 0];
+    /// let value = MetaValue::from_encoded(MetaType::STRING_ARRAY, &encoded).unwrap();
+    /// let MetaValue::StringArray(items) = value else { unreachable!() };
+    /// assert_eq!(items.collect::<Vec<_>>(), ["hi", ""]);
+    /// assert_eq!(MetaValue::from_encoded(MetaType::STRING_ARRAY, &encoded[..9]), None);
+    /// ```
+    #[must_use]
+    pub fn from_encoded(value_type: MetaType, bytes: &'a [u8]) -> Option<MetaValue<'a>> {
+        crate::read::is_valid_pool_value(value_type, bytes).then(|| MetaValue::decode(value_type, bytes))
+    }
+
     /// The number of pool bytes [`MetaValue::encode`] emits, or `None` past `usize`.
     pub(crate) fn pool_len(&self) -> Option<usize> {
         let mut len = 0usize;

@@ -214,3 +214,62 @@ fn verify_and_verification_agree_on_every_vector() {
     }
     assert!(checked > 20, "only {checked} vectors parse");
 }
+
+/// `MetaValue::from_encoded` accepts exactly the pool encodings a reader accepts, and the value written back
+/// reads the same.
+#[test]
+fn metadata_values_from_their_encoding_are_validated_as_a_reader_does() {
+    let item = |t: MetaType, body: &[u8]| {
+        let mut v = vec![t.code(), 0, 0, 0];
+        v.extend_from_slice(&u32::try_from(body.len()).unwrap().to_le_bytes());
+        v.extend_from_slice(body);
+        v
+    };
+    let strings = [&2u32.to_le_bytes()[..], b"hi", &0u32.to_le_bytes()].concat();
+    let nested = [item(MetaType::U16_ARRAY, &[1, 0, 2, 0]), item(MetaType::STRING_ARRAY, &strings)].concat();
+    let valid: [(MetaType, &[u8]); 7] = [
+        (MetaType::STRING, b"text"),
+        (MetaType::BYTES, &[0xff, 0]),
+        (MetaType::U32, &[1, 2, 3, 4]),
+        (MetaType::F32_ARRAY, &[0; 8]),
+        (MetaType::BOOL_ARRAY, &[0, 1, 1]),
+        (MetaType::STRING_ARRAY, &strings),
+        (MetaType::ARRAY_ARRAY, &nested),
+    ];
+    for (t, bytes) in valid {
+        let value = MetaValue::from_encoded(t, bytes).unwrap_or_else(|| panic!("{t:?} refused"));
+        assert_eq!(value.value_type(), t);
+        let mut b = Builder::new();
+        b.metadata("k", value).unwrap();
+        let out = b.finish().unwrap();
+        assert_eq!(Container::parse(&out).unwrap().metadata().get("k"), Some(value), "{t:?}");
+    }
+    let MetaValue::ArrayArray(mut items) = MetaValue::from_encoded(MetaType::ARRAY_ARRAY, &nested).unwrap()
+    else {
+        panic!("not an array[]")
+    };
+    assert_eq!(items.next(), Some(MetaValue::U16Array(&[1.into(), 2.into()])));
+
+    // Nine levels of array[] (the limit is 8), as R47 counts them.
+    let mut deep = item(MetaType::U8_ARRAY, &[1]);
+    for _ in 0..8 {
+        deep = item(MetaType::ARRAY_ARRAY, &deep);
+    }
+    assert!(MetaValue::from_encoded(MetaType::ARRAY_ARRAY, &deep[8..]).is_some(), "8 levels are valid");
+    let invalid: [(MetaType, &[u8]); 11] = [
+        (MetaType::STRING, &[0xc3]),                   // R48: not UTF-8
+        (MetaType::U32, &[1, 2, 3]),                   // R47: not 4 bytes
+        (MetaType::F32_ARRAY, &[0; 6]),                // R47: no whole number of items
+        (MetaType::BOOL_ARRAY, &[0, 2]),               // R49: a bool other than 0 or 1
+        (MetaType::STRING_ARRAY, &strings[..9]),       // R47: a cut item
+        (MetaType::STRING_ARRAY, &[1, 0, 0, 0, 0xff]), // R48: an item not UTF-8
+        (MetaType::ARRAY_ARRAY, &nested[..nested.len() - 1]),
+        (MetaType::ARRAY_ARRAY, &item(MetaType::U8, &[1])), // R47: an item that is no array
+        (MetaType::ARRAY_ARRAY, &deep),                     // R47: 9 levels
+        (MetaType::U64, &[0; 8]),                           // inline: not a pool type
+        (MetaType::from_code(200), &[]),                    // unknown
+    ];
+    for (i, (t, bytes)) in invalid.into_iter().enumerate() {
+        assert_eq!(MetaValue::from_encoded(t, bytes), None, "case {i}: {t:?}");
+    }
+}

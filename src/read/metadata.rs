@@ -89,6 +89,12 @@ fn check_value(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Er
     check_contents(record, value_type, value)
 }
 
+/// Whether `value` is a valid pool value of the known pool type `value_type` (R47–R49): what
+/// [`MetaValue::from_encoded`] checks.
+pub(crate) fn is_valid_pool_value(value_type: MetaType, value: &[u8]) -> bool {
+    value_type.is_known() && !value_type.is_inline() && check_value(0, value_type, value).is_ok()
+}
+
 /// R47 for a pool value of `value_type`, at `array[]` level `depth` (1 for a record's own value).
 fn check_framing(record: u32, value_type: MetaType, value: &[u8], depth: u8) -> Result<(), Error> {
     let shape = Error::MetaValueShape { record };
