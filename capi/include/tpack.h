@@ -81,18 +81,21 @@
 // Alignment, in bytes, of a metadata value handle's storage.
 #define TPACK_META_VALUE_ALIGN 8
 
-// Entries (and, separately, metadata records) a writer can declare.
-#define TPACK_WRITER_MAX_ENTRIES 128
-
-// Bytes of names (and, separately, of encoded metadata: 15 bytes per record plus its key and value) a writer
-// can declare.
-#define TPACK_WRITER_MAX_BYTES 8192
-
-// Bytes of caller storage a writer handle needs (on every target).
-#define TPACK_WRITER_SIZE 40960
+// Bytes of caller storage a writer handle needs (on every target). The bookkeeping is a separate block
+// (`tpack_writer_bookkeeping_size`).
+#define TPACK_WRITER_SIZE 512
 
 // Alignment, in bytes, of a writer handle's storage.
 #define TPACK_WRITER_ALIGN 8
+
+// `whence` for a seek from the start of the sink (as `SEEK_SET`).
+#define TPACK_SEEK_SET 0
+
+// `whence` for a seek from the current position (as `SEEK_CUR`).
+#define TPACK_SEEK_CUR 1
+
+// `whence` for a seek from the end of the sink (as `SEEK_END`).
+#define TPACK_SEEK_END 2
 
 // The result of every fallible call. `TPACK_RESULT_OK` is 0; every other code is a failure, and the call
 // then wrote none of its out-parameters.
@@ -309,17 +312,24 @@ typedef struct tpack_le_array {
   size_t element_size;
 } tpack_le_array;
 
-// Caller storage for a one-pass writer, filled by `tpack_writer_init` and emptied by `tpack_writer_finish`.
-// Opaque; about 32 KiB, so a static or a heap block rather than a small stack. Used by one thread at a time,
-// never copied; owns nothing.
+// Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
+// `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
+// abandoned mid-container (after an error, say) can simply be reused or freed.
 typedef struct tpack_writer {
-  uint64_t opaque[5120];
+  uint64_t opaque[64];
 } tpack_writer;
 
 // The sink: called with the container's bytes in order. It must write all `len` bytes and return 0, or
 // return any other number to fail (the writer then stops, and `tpack_error.value` holds the number). It must
-// not unwind or `longjmp` out. `user` is the pointer given to `tpack_writer_init`.
+// not unwind or `longjmp` out. `user` is the pointer given at init.
 typedef int32_t (*tpack_write_fn)(void *user, const uint8_t *bytes, size_t len);
+
+// The seekable sink's other half: moves the position of later writes to `offset` from `whence`
+// (`TPACK_SEEK_SET`, `TPACK_SEEK_CUR` or `TPACK_SEEK_END`), writes the new position, counted from the start
+// of the sink, to `*out_position`, and returns 0; or returns any other number to fail, as `tpack_write_fn`
+// does. The writer asks `(0, TPACK_SEEK_CUR)` once, to learn where the container begins, then seeks only with
+// `TPACK_SEEK_SET`. A `FILE *` answers with `fseeko` + `ftello`, a file descriptor with `lseek`.
+typedef int32_t (*tpack_seek_fn)(void *user, int64_t offset, int32_t whence, uint64_t *out_position);
 
 // One entry to declare.
 typedef struct tpack_entry_decl {
@@ -337,6 +347,9 @@ typedef struct tpack_entry_decl {
   uint16_t dtype;
   // Whether the entry has a load address.
   bool has_target;
+  // A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only;
+  // `dims` and `rank` are then ignored, and the shape is `[length]`.
+  bool open_ended;
 } tpack_entry_decl;
 
 #ifdef __cplusplus
@@ -926,17 +939,59 @@ const char *tpack_rule_id(uint32_t number);
 // no rule (0 included).
 const char *tpack_rule_name(uint32_t number);
 
-// Fills `out_storage` with a one-pass writer that sends the container to `write` (called with `user`).
+// Writes the bytes of bookkeeping storage that a writer for up to `max_entries` entries (and, separately,
+// metadata records) and `max_bytes` bytes of names (and, separately, of encoded metadata: 15 bytes per record
+// plus its key and value) needs, at any alignment: about `max_entries × 116 + 2 × max_bytes`.
 //
 // # Errors
-// `TPACK_RESULT_NULL_ARGUMENT` (`write` is NULL; `user` may be NULL), `TPACK_RESULT_MISALIGNED_STORAGE`.
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (the size does not fit a `size_t`).
 //
 // # Safety
-// `out_storage` must point to a writable `tpack_writer`; `write` must be callable with `user` until the
-// writer is finished.
+// `out_size` must point to a writable `size_t`.
+tpack_result tpack_writer_bookkeeping_size(size_t max_entries,
+                                           size_t max_bytes,
+                                           size_t *out_size);
+
+// Fills `out_storage` with a one-pass writer that sends the container to `write` (called with `user`),
+// with room for `max_entries` entries and `max_bytes` name bytes (and as many metadata records and bytes)
+// in the `bookkeeping_len` bytes at `bookkeeping` (`tpack_writer_bookkeeping_size` says how many are needed).
+//
+// # Errors
+// `TPACK_RESULT_NULL_ARGUMENT` (`write`, `bookkeeping`; `user` may be NULL), `TPACK_RESULT_MISALIGNED_STORAGE`,
+// `TPACK_RESULT_SHORT_STORAGE` (the bookkeeping block is too short: `out_error->value` is the length
+// needed), `TPACK_RESULT_BAD_ARGUMENT` (a length above `PTRDIFF_MAX`).
+//
+// # Safety
+// `out_storage` must point to a writable `tpack_writer`; `bookkeeping` to `bookkeeping_len` writable bytes
+// that outlive the writer and that no one else touches until it is finished (or abandoned); `write` must be
+// callable with `user` until then; `out_error` is NULL or writable.
 tpack_result tpack_writer_init(struct tpack_writer *out_storage,
+                               uint8_t *bookkeeping,
+                               size_t bookkeeping_len,
+                               size_t max_entries,
+                               size_t max_bytes,
                                tpack_write_fn write,
-                               void *user);
+                               void *user,
+                               struct tpack_error *out_error);
+
+// Fills `out_storage` with a seekable writer that sends the container to `write` and back-patches its prefix
+// through `seek` (both called with `user`). The container begins where the sink stands. Otherwise as
+// `tpack_writer_init`.
+//
+// # Errors
+// As `tpack_writer_init`; `seek` must not be NULL either.
+//
+// # Safety
+// As `tpack_writer_init`, and `seek` must be callable with `user` until the writer is finished.
+tpack_result tpack_writer_init_seekable(struct tpack_writer *out_storage,
+                                        uint8_t *bookkeeping,
+                                        size_t bookkeeping_len,
+                                        size_t max_entries,
+                                        size_t max_bytes,
+                                        tpack_write_fn write,
+                                        tpack_seek_fn seek,
+                                        void *user,
+                                        struct tpack_error *out_error);
 
 // Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 //
@@ -954,14 +1009,17 @@ tpack_result tpack_writer_declare(struct tpack_writer *writer,
                                   const struct tpack_entry_decl *decl,
                                   struct tpack_error *out_error);
 
-// Declares a metadata value from its type code and its bytes as the container stores them: the scalars
-// `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`, `f64[]` (7–9) and `u8[]` … `bool[]` (18–25)
-// as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6) as they are. `u64`, `i64`, `f64` and `bool`
-// (1–4) are 8-, 8-, 8- and 1-byte little-endian. `string[]` and `array[]` are not supported yet.
+// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
+// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
+// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
+// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
+// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
+// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
+// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian.
 //
 // # Errors
-// `TPACK_RESULT_BAD_ARGUMENT` (a key or string that is not UTF-8, a length that is no whole number of
-// elements, a `bool` other than 0 or 1, a type not supported), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
+// `TPACK_RESULT_BAD_ARGUMENT` (a key that is not UTF-8; bytes that are not a valid encoding of the type, as
+// rules R47–R49 would say of them in a container; an unknown type), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
 // over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
 // `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
 //
@@ -1004,11 +1062,14 @@ tpack_result tpack_writer_write(struct tpack_writer *writer,
 tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
                                     struct tpack_error *out_error);
 
-// Writes the trailer and ends the container. The storage is emptied, success or not: reuse it only after
-// another `tpack_writer_init`.
+// Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
+// the sink at the container's end. The storage is emptied, success or not: reuse it (and the bookkeeping
+// block) only after another init.
 //
 // # Errors
-// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_IO`,
+// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_INVALID_CONTAINER` (a
+// duplicate name or key, or an open-ended entry whose target overflows, found at the end by the seekable
+// writer), `TPACK_RESULT_IO`,
 // `TPACK_RESULT_WRITER_POISONED`, a handle error.
 //
 // # Safety

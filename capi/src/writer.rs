@@ -1,48 +1,68 @@
-//! The one-pass writer: a [`tpack::StreamWriter`] in caller storage ([`tpack_writer`]), writing through a C
-//! callback, with bookkeeping of a fixed capacity inside the storage (first cut; see `capi/NOTES.md`).
+//! The writer: a [`tpack::Writer`] in caller storage ([`tpack_writer`]), writing through C callbacks, with
+//! its bookkeeping in a second block of caller storage ([`tpack::SliceBookkeeping`]) whose capacity the
+//! caller chooses.
 //!
 //! Protocol, as the core's: declare every entry ([`tpack_entry_decl`]) and metadata value, then write each
 //! entry's payload in declaration order (`tpack_writer_write`, any number of chunks, then
-//! `tpack_writer_end_entry`), then `tpack_writer_finish`. The whole prefix goes out before the first payload
-//! byte, so every length is declared up front: a pipe, a UART or a socket can be the sink.
+//! `tpack_writer_end_entry`), then `tpack_writer_finish`. Two modes, chosen at init:
+//! - one-pass (`tpack_writer_init`): the whole prefix goes out before the first payload byte, so every
+//!   length is declared up front, and a pipe, a UART or a socket can be the sink;
+//! - seekable (`tpack_writer_init_seekable`): zeros stand in for the prefix, which `tpack_writer_finish`
+//!   back-patches through the seek callback, so an entry may be open-ended (`RAW`, length found by writing).
 
 use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 
-use tpack::embedded_io::{self, ErrorKind, ErrorType};
+use tpack::embedded_io::{self, ErrorKind, ErrorType, SeekFrom};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
-use tpack::zerocopy::{FromBytes, TryFromBytes};
-use tpack::{Buffer, Dtype, EntryDecl, FixedBookkeeping, MetaType, MetaValue, StreamWriter, WriteError};
+use tpack::{
+    Buffer, Dtype, EntryDecl, MetaType, MetaValue, SeekWriter, SliceBookkeeping, StreamWriter, WriteError,
+};
 
 use crate::boundary::{
-    fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, take, text,
+    buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, take, text,
 };
 use crate::boundary::{tpack_str, Handle, Stored};
 use crate::container::TPACK_MAX_RANK;
 use crate::error::{tpack_error, tpack_result, Failure};
 
-/// Entries (and, separately, metadata records) a writer can declare.
-pub const TPACK_WRITER_MAX_ENTRIES: usize = 128;
-/// Bytes of names (and, separately, of encoded metadata: 15 bytes per record plus its key and value) a writer
-/// can declare.
-pub const TPACK_WRITER_MAX_BYTES: usize = 8192;
-/// Bytes of caller storage a writer handle needs (on every target).
-pub const TPACK_WRITER_SIZE: usize = 40960;
+/// Bytes of caller storage a writer handle needs (on every target). The bookkeeping is a separate block
+/// (`tpack_writer_bookkeeping_size`).
+pub const TPACK_WRITER_SIZE: usize = 512;
 /// Alignment, in bytes, of a writer handle's storage.
 pub const TPACK_WRITER_ALIGN: usize = 8;
+/// `whence` for a seek from the start of the sink (as `SEEK_SET`).
+pub const TPACK_SEEK_SET: i32 = 0;
+/// `whence` for a seek from the current position (as `SEEK_CUR`).
+pub const TPACK_SEEK_CUR: i32 = 1;
+/// `whence` for a seek from the end of the sink (as `SEEK_END`).
+pub const TPACK_SEEK_END: i32 = 2;
 
 /// The sink: called with the container's bytes in order. It must write all `len` bytes and return 0, or
 /// return any other number to fail (the writer then stops, and `tpack_error.value` holds the number). It must
-/// not unwind or `longjmp` out. `user` is the pointer given to `tpack_writer_init`.
+/// not unwind or `longjmp` out. `user` is the pointer given at init.
 pub type tpack_write_fn =
     Option<unsafe extern "C" fn(user: *mut c_void, bytes: *const u8, len: usize) -> i32>;
 
-/// The C callback as an `embedded-io` sink.
+/// The seekable sink's other half: moves the position of later writes to `offset` from `whence`
+/// (`TPACK_SEEK_SET`, `TPACK_SEEK_CUR` or `TPACK_SEEK_END`), writes the new position, counted from the start
+/// of the sink, to `*out_position`, and returns 0; or returns any other number to fail, as `tpack_write_fn`
+/// does. The writer asks `(0, TPACK_SEEK_CUR)` once, to learn where the container begins, then seeks only with
+/// `TPACK_SEEK_SET`. A `FILE *` answers with `fseeko` + `ftello`, a file descriptor with `lseek`.
+pub type tpack_seek_fn =
+    Option<unsafe extern "C" fn(user: *mut c_void, offset: i64, whence: i32, out_position: *mut u64) -> i32>;
+
+/// The C callbacks as an `embedded-io` sink (seekable when `seek` is there).
 struct Callback {
     write: unsafe extern "C" fn(*mut c_void, *const u8, usize) -> i32,
+    seek: Option<unsafe extern "C" fn(*mut c_void, i64, i32, *mut u64) -> i32>,
     user: *mut c_void,
 }
+
+/// The code a seek fails with when the offset does not fit an `int64_t` or the writer has no seek callback
+/// (neither can happen through this API: the writer seeks only to positions it wrote, and only in the
+/// seekable mode).
+const SEEK_UNAVAILABLE: i32 = i32::MIN;
 
 /// What a failing callback returned.
 #[derive(Clone, Copy, Debug)]
@@ -86,16 +106,57 @@ impl embedded_io::Write for Callback {
     }
 }
 
-type Inner = StreamWriter<Callback, FixedBookkeeping<TPACK_WRITER_MAX_ENTRIES, TPACK_WRITER_MAX_BYTES>>;
+impl embedded_io::Seek for Callback {
+    fn seek(&mut self, pos: SeekFrom) -> Result<u64, CallbackError> {
+        let (offset, whence) = match pos {
+            SeekFrom::Start(n) => {
+                (i64::try_from(n).map_err(|_| CallbackError(SEEK_UNAVAILABLE))?, TPACK_SEEK_SET)
+            }
+            SeekFrom::Current(n) => (n, TPACK_SEEK_CUR),
+            SeekFrom::End(n) => (n, TPACK_SEEK_END),
+        };
+        let seek = self.seek.ok_or(CallbackError(SEEK_UNAVAILABLE))?;
+        let mut position = 0u64;
+        // SAFETY: the callback's contract (set by the caller of `tpack_writer_init_seekable`): it writes one
+        // `uint64_t` through the pointer, which is valid for that write during the call, and keeps nothing.
+        let code = unsafe { seek(self.user, offset, whence, &raw mut position) };
+        if code == 0 {
+            Ok(position)
+        } else {
+            Err(CallbackError(code))
+        }
+    }
+}
 
-/// Caller storage for a one-pass writer, filled by `tpack_writer_init` and emptied by `tpack_writer_finish`.
-/// Opaque; about 32 KiB, so a static or a heap block rather than a small stack. Used by one thread at a time,
-/// never copied; owns nothing.
+/// The bookkeeping as the handle keeps it. `'static` stands for "as long as the caller keeps the block":
+/// the contract of `tpack_writer_init` is that the block outlives the writer and is not touched meanwhile.
+type Bookkeeping = SliceBookkeeping<'static>;
+
+/// A writer of either mode; both write through the same callbacks.
+enum Inner {
+    OnePass(StreamWriter<Callback, Bookkeeping>),
+    Seekable(SeekWriter<Callback, Bookkeeping>),
+}
+
+/// Runs the same code on the writer of either mode.
+macro_rules! either {
+    ($inner:expr, $w:ident => $body:expr) => {
+        match $inner {
+            Inner::OnePass($w) => $body,
+            Inner::Seekable($w) => $body,
+        }
+    };
+}
+
+/// Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
+/// `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
+/// abandoned mid-container (after an error, say) can simply be reused or freed.
 #[repr(C)]
 pub struct tpack_writer {
     // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
     // copy of the storage (by value, in Rust) must not claim they are integers.
-    opaque: [core::mem::MaybeUninit<u64>; 5120],
+    // A literal (cbindgen does not evaluate `TPACK_WRITER_SIZE / 8`); the assertions below keep them equal.
+    opaque: [core::mem::MaybeUninit<u64>; 64],
 }
 
 const _: () = {
@@ -127,6 +188,9 @@ pub struct tpack_entry_decl {
     pub dtype: u16,
     /// Whether the entry has a load address.
     pub has_target: bool,
+    /// A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only;
+    /// `dims` and `rank` are then ignored, and the shape is `[length]`.
+    pub open_ended: bool,
 }
 
 fn bad_argument() -> Failure {
@@ -173,26 +237,121 @@ impl From<WriteError<CallbackError>> for Failure {
     }
 }
 
-/// Fills `out_storage` with a one-pass writer that sends the container to `write` (called with `user`).
+/// Writes the bytes of bookkeeping storage that a writer for up to `max_entries` entries (and, separately,
+/// metadata records) and `max_bytes` bytes of names (and, separately, of encoded metadata: 15 bytes per record
+/// plus its key and value) needs, at any alignment: about `max_entries × 116 + 2 × max_bytes`.
 ///
 /// # Errors
-/// `TPACK_RESULT_NULL_ARGUMENT` (`write` is NULL; `user` may be NULL), `TPACK_RESULT_MISALIGNED_STORAGE`.
+/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (the size does not fit a `size_t`).
 ///
 /// # Safety
-/// `out_storage` must point to a writable `tpack_writer`; `write` must be callable with `user` until the
-/// writer is finished.
+/// `out_size` must point to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_bookkeeping_size(
+    max_entries: usize,
+    max_bytes: usize,
+    out_size: *mut usize,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_size)?;
+        let size = SliceBookkeeping::storage_len(max_entries, max_bytes).ok_or_else(bad_argument)?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, size) };
+        Ok(())
+    })
+}
+
+/// The bookkeeping over the caller's block.
+///
+/// # Safety
+/// `block` (checked here for NULL and length) must be writable for `len` bytes, outlive the writer, and be
+/// touched by no one else until the writer is finished or abandoned.
+unsafe fn lend_bookkeeping(
+    block: *mut u8,
+    len: usize,
+    entries: usize,
+    bytes: usize,
+) -> Result<Bookkeeping, Failure> {
+    let start = buffer(block, len)?;
+    // SAFETY: writable for `len` bytes (at most `isize::MAX`, checked by `buffer`) by the contract. Zeroed
+    // first because the block may be uninitialized (a `malloc` block), and a `&mut [u8]` is made of it next.
+    unsafe { core::ptr::write_bytes(start.as_ptr(), 0, len) };
+    // SAFETY: initialized just above; exclusive and alive as long as the writer by the contract.
+    let block = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), len) };
+    SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Writer {
+        result: tpack_result::TPACK_RESULT_SHORT_STORAGE,
+        entry: None,
+        value: short.needed.and_then(|n| u64::try_from(n).ok()),
+    })
+}
+
+/// Fills `out_storage` with a one-pass writer that sends the container to `write` (called with `user`),
+/// with room for `max_entries` entries and `max_bytes` name bytes (and as many metadata records and bytes)
+/// in the `bookkeeping_len` bytes at `bookkeeping` (`tpack_writer_bookkeeping_size` says how many are needed).
+///
+/// # Errors
+/// `TPACK_RESULT_NULL_ARGUMENT` (`write`, `bookkeeping`; `user` may be NULL), `TPACK_RESULT_MISALIGNED_STORAGE`,
+/// `TPACK_RESULT_SHORT_STORAGE` (the bookkeeping block is too short: `out_error->value` is the length
+/// needed), `TPACK_RESULT_BAD_ARGUMENT` (a length above `PTRDIFF_MAX`).
+///
+/// # Safety
+/// `out_storage` must point to a writable `tpack_writer`; `bookkeeping` to `bookkeeping_len` writable bytes
+/// that outlive the writer and that no one else touches until it is finished (or abandoned); `write` must be
+/// callable with `user` until then; `out_error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_writer_init(
     out_storage: *mut tpack_writer,
+    bookkeeping: *mut u8,
+    bookkeeping_len: usize,
+    max_entries: usize,
+    max_bytes: usize,
     write: tpack_write_fn,
     user: *mut c_void,
+    out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard(|| {
+    guard_with_error(out_error, || {
         let slot = storage::<_, Inner>(out_storage)?;
         let write = write.ok_or(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT))?;
-        // SAFETY: checked by `storage`; writable by the caller's contract. (The writer passes through this
-        // stack frame on its way to the storage: mind the stack on a microcontroller.)
-        unsafe { fill(slot, StreamWriter::new(Callback { write, user }, FixedBookkeeping)) };
+        // SAFETY: the caller's contract for the block.
+        let books = unsafe { lend_bookkeeping(bookkeeping, bookkeeping_len, max_entries, max_bytes) }?;
+        let sink = Callback { write, seek: None, user };
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, Inner::OnePass(StreamWriter::new(sink, books))) };
+        Ok(())
+    })
+}
+
+/// Fills `out_storage` with a seekable writer that sends the container to `write` and back-patches its prefix
+/// through `seek` (both called with `user`). The container begins where the sink stands. Otherwise as
+/// `tpack_writer_init`.
+///
+/// # Errors
+/// As `tpack_writer_init`; `seek` must not be NULL either.
+///
+/// # Safety
+/// As `tpack_writer_init`, and `seek` must be callable with `user` until the writer is finished.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_init_seekable(
+    out_storage: *mut tpack_writer,
+    bookkeeping: *mut u8,
+    bookkeeping_len: usize,
+    max_entries: usize,
+    max_bytes: usize,
+    write: tpack_write_fn,
+    seek: tpack_seek_fn,
+    user: *mut c_void,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        let slot = storage::<_, Inner>(out_storage)?;
+        let null = Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT);
+        let write = write.ok_or(null)?;
+        let seek = seek.ok_or(null)?;
+        // SAFETY: the caller's contract for the block.
+        let books = unsafe { lend_bookkeeping(bookkeeping, bookkeeping_len, max_entries, max_bytes) }?;
+        let sink = Callback { write, seek: Some(seek), user };
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, Inner::Seekable(SeekWriter::new(sink, books))) };
         Ok(())
     })
 }
@@ -236,7 +395,7 @@ pub unsafe extern "C" fn tpack_writer_declare(
         if decl.rank > TPACK_MAX_RANK {
             return Err(bad_argument());
         }
-        let dims: &[u64] = if decl.rank == 0 && decl.dims.is_null() {
+        let dims: &[u64] = if decl.open_ended || (decl.rank == 0 && decl.dims.is_null()) {
             &[]
         } else {
             let p = out(decl.dims.cast_mut())?;
@@ -246,25 +405,29 @@ pub unsafe extern "C" fn tpack_writer_declare(
         };
         let alignment = if decl.alignment == 0 { DEFAULT_ALIGNMENT } else { decl.alignment };
         let target = decl.has_target.then_some(decl.target);
-        w.declare(EntryDecl {
+        let decl = EntryDecl {
             name,
             dtype: Dtype::from_code(decl.dtype),
-            shape: Some(dims),
+            shape: (!decl.open_ended).then_some(dims),
             alignment,
             target,
-        })?;
+        };
+        either!(w, w => w.declare(decl))?;
         Ok(())
     })
 }
 
-/// Declares a metadata value from its type code and its bytes as the container stores them: the scalars
-/// `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`, `f64[]` (7–9) and `u8[]` … `bool[]` (18–25)
-/// as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6) as they are. `u64`, `i64`, `f64` and `bool`
-/// (1–4) are 8-, 8-, 8- and 1-byte little-endian. `string[]` and `array[]` are not supported yet.
+/// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
+/// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
+/// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
+/// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
+/// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
+/// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
+/// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian.
 ///
 /// # Errors
-/// `TPACK_RESULT_BAD_ARGUMENT` (a key or string that is not UTF-8, a length that is no whole number of
-/// elements, a `bool` other than 0 or 1, a type not supported), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
+/// `TPACK_RESULT_BAD_ARGUMENT` (a key that is not UTF-8; bytes that are not a valid encoding of the type, as
+/// rules R47–R49 would say of them in a container; an unknown type), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
 /// over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
 /// `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
 ///
@@ -290,12 +453,12 @@ pub unsafe extern "C" fn tpack_writer_metadata(
         // SAFETY: the caller's contract, for the duration of the call.
         let bytes = unsafe { slice_of(value, value_len) }?;
         let value = meta_value(MetaType::from_code(value_type), bytes).ok_or_else(bad_argument)?;
-        w.metadata(key, value)?;
+        either!(w, w => w.metadata(key, value))?;
         Ok(())
     })
 }
 
-/// The value of type `t` whose stored bytes are `b`; `None` when they do not fit the type.
+/// The value of type `t` whose stored bytes are `b`; `None` when they do not encode a value of the type.
 fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
     let word8 = || <[u8; 8]>::try_from(b).ok();
     Some(match t {
@@ -307,27 +470,7 @@ fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
             [1] => true,
             _ => return None,
         }),
-        MetaType::STRING => MetaValue::String(core::str::from_utf8(b).ok()?),
-        MetaType::BYTES => MetaValue::Bytes(b),
-        MetaType::U64_ARRAY => MetaValue::U64Array(<[U64]>::ref_from_bytes(b).ok()?),
-        MetaType::I64_ARRAY => MetaValue::I64Array(<[I64]>::ref_from_bytes(b).ok()?),
-        MetaType::F64_ARRAY => MetaValue::F64Array(<[F64]>::ref_from_bytes(b).ok()?),
-        MetaType::U8 => MetaValue::U8(u8::from_le_bytes(b.try_into().ok()?)),
-        MetaType::I8 => MetaValue::I8(i8::from_le_bytes(b.try_into().ok()?)),
-        MetaType::U16 => MetaValue::U16(u16::from_le_bytes(b.try_into().ok()?)),
-        MetaType::I16 => MetaValue::I16(i16::from_le_bytes(b.try_into().ok()?)),
-        MetaType::U32 => MetaValue::U32(u32::from_le_bytes(b.try_into().ok()?)),
-        MetaType::I32 => MetaValue::I32(i32::from_le_bytes(b.try_into().ok()?)),
-        MetaType::F32 => MetaValue::F32(f32::from_le_bytes(b.try_into().ok()?)),
-        MetaType::U8_ARRAY => MetaValue::U8Array(b),
-        MetaType::I8_ARRAY => MetaValue::I8Array(<[i8]>::ref_from_bytes(b).ok()?),
-        MetaType::U16_ARRAY => MetaValue::U16Array(<[U16]>::ref_from_bytes(b).ok()?),
-        MetaType::I16_ARRAY => MetaValue::I16Array(<[I16]>::ref_from_bytes(b).ok()?),
-        MetaType::U32_ARRAY => MetaValue::U32Array(<[U32]>::ref_from_bytes(b).ok()?),
-        MetaType::I32_ARRAY => MetaValue::I32Array(<[I32]>::ref_from_bytes(b).ok()?),
-        MetaType::F32_ARRAY => MetaValue::F32Array(<[F32]>::ref_from_bytes(b).ok()?),
-        MetaType::BOOL_ARRAY => MetaValue::BoolArray(<[bool]>::try_ref_from_bytes(b).ok()?),
-        _ => return None,
+        pool => return MetaValue::from_encoded(pool, b),
     })
 }
 
@@ -354,7 +497,7 @@ pub unsafe extern "C" fn tpack_writer_write(
         let w = unsafe { writer_ref(writer) }?;
         // SAFETY: the caller's contract, for the duration of the call.
         let chunk = unsafe { slice_of(bytes, len) }?;
-        w.write(chunk)?;
+        either!(w, w => w.write(chunk))?;
         Ok(())
     })
 }
@@ -376,16 +519,19 @@ pub unsafe extern "C" fn tpack_writer_end_entry(
     guard_with_error(out_error, || {
         // SAFETY: the caller's contract.
         let w = unsafe { writer_ref(writer) }?;
-        w.end_entry()?;
+        either!(w, w => w.end_entry())?;
         Ok(())
     })
 }
 
-/// Writes the trailer and ends the container. The storage is emptied, success or not: reuse it only after
-/// another `tpack_writer_init`.
+/// Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
+/// the sink at the container's end. The storage is emptied, success or not: reuse it (and the bookkeeping
+/// block) only after another init.
 ///
 /// # Errors
-/// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_IO`,
+/// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_INVALID_CONTAINER` (a
+/// duplicate name or key, or an open-ended entry whose target overflows, found at the end by the seekable
+/// writer), `TPACK_RESULT_IO`,
 /// `TPACK_RESULT_WRITER_POISONED`, a handle error.
 ///
 /// # Safety
@@ -399,7 +545,7 @@ pub unsafe extern "C" fn tpack_writer_finish(
     guard_with_error(out_error, || {
         // SAFETY: the caller's contract: filled, writable, exclusive.
         let w = unsafe { take::<_, Inner>(writer) }?;
-        w.finish()?;
+        either!(w, w => w.finish().map(drop))?;
         Ok(())
     })
 }
@@ -421,7 +567,7 @@ pub unsafe extern "C" fn tpack_writer_position(
         // SAFETY: the caller's contract.
         let w = unsafe { handle::<_, Inner>(writer) }?;
         // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, w.position()) };
+        unsafe { put(dst, either!(w, w => w.position())) };
         Ok(())
     })
 }

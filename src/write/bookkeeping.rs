@@ -85,7 +85,8 @@ impl<T> Buf<T> for SliceBuf<'_, T> {
         match self.slots.get_mut(self.len) {
             Some(slot) => {
                 *slot = value;
-                self.len += 1;
+                // Below `slots.len()`, so no overflow.
+                self.len = self.len.saturating_add(1);
                 true
             }
             None => false,
@@ -188,7 +189,9 @@ impl<'a> SliceBookkeeping<'a> {
     /// does not fit in a `usize`.
     #[must_use]
     pub const fn storage_len(entries: usize, bytes: usize) -> Option<usize> {
-        let Some(per_entry) = size_of::<Descriptor>().checked_add(3 * size_of::<u32>()) else { return None };
+        // Three u32 words (index, checksum, metadata order) and a descriptor.
+        const PER_ENTRY: usize = size_of::<Descriptor>() + 12;
+        let per_entry = PER_ENTRY;
         let Some(tables) = entries.checked_mul(per_entry) else { return None };
         let Some(text) = bytes.checked_mul(2) else { return None };
         let Some(sum) = tables.checked_add(text) else { return None };

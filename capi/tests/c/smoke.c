@@ -354,35 +354,68 @@ static int32_t append(void *user, const uint8_t *bytes, size_t len) {
     return 0;
 }
 
-static tpack_writer writer; /* about 40 KiB: a static, not the stack */
+/* The seekable sink: a FILE *, as a C program would write a file. */
+static int32_t file_write(void *user, const uint8_t *bytes, size_t len) {
+    return fwrite(bytes, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+static int32_t file_seek(void *user, int64_t offset, int32_t whence, uint64_t *out_position) {
+    FILE *f = (FILE *)user;
+    int w = whence == TPACK_SEEK_SET ? SEEK_SET : whence == TPACK_SEEK_CUR ? SEEK_CUR : SEEK_END;
+    if (fseek(f, (long)offset, w) != 0) return -2;
+    long at = ftell(f);
+    if (at < 0) return -3;
+    *out_position = (uint64_t)at;
+    return 0;
+}
+
+/* Declares, streams and finishes the same container with either writer; `open_ended` declares "boot"
+ * without a length (the seekable writer only). */
+static void write_sample(tpack_writer *writer, bool open_ended) {
+    tpack_error err;
+    const uint64_t dims[2] = {2, 3};
+    tpack_entry_decl w = {{"w", 1}, dims, 2, 0, 0, 14 /* U8 */, false, false};
+    tpack_entry_decl boot = {{"boot", 4}, (const uint64_t[]){4}, 1, 0x20000000u, 4, 18 /* RAW */, true, open_ended};
+    CHECK_RESULT(tpack_writer_declare(writer, &w, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_declare(writer, &boot, &err), TPACK_RESULT_OK);
+    const uint8_t layers[8] = {12, 0, 0, 0, 0, 0, 0, 0};
+    CHECK_RESULT(tpack_writer_metadata(writer, "layers", 6, 1 /* u64 */, layers, 8, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_metadata(writer, "arch", 4, 5 /* string */, (const uint8_t *)"mlp", 3, &err),
+                 TPACK_RESULT_OK);
+    /* string[]: each item a uint32_t little-endian length, then its bytes. */
+    const uint8_t names[] = {2, 0, 0, 0, 'u', 'p', 4, 0, 0, 0, 'd', 'o', 'w', 'n'};
+    CHECK_RESULT(tpack_writer_metadata(writer, "layer.names", 11, 10, names, sizeof names, &err), TPACK_RESULT_OK);
+    const uint8_t payload[6] = {1, 2, 3, 4, 5, 6};
+    CHECK_RESULT(tpack_writer_write(writer, payload, 2, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_write(writer, payload + 2, 4, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_end_entry(writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_write(writer, (const uint8_t *)"BOOT", 4, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_end_entry(writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_finish(writer, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_finish(writer, &err), TPACK_RESULT_UNINITIALIZED_STORAGE);
+}
+
+static tpack_writer writer;
+static uint8_t books[4096];
 
 static void check_writer(void) {
     current = "(writer)";
     tpack_error err;
-    CHECK_RESULT(tpack_writer_init(&writer, NULL, NULL), TPACK_RESULT_NULL_ARGUMENT);
-    CHECK_RESULT(tpack_writer_init(&writer, append, NULL), TPACK_RESULT_OK);
-    const uint64_t dims[2] = {2, 3};
-    tpack_entry_decl w = {{"w", 1}, dims, 2, 0, 0, 14 /* U8 */, false};
-    tpack_entry_decl boot = {{"boot", 4}, (const uint64_t[]){4}, 1, 0x20000000u, 4, 18 /* RAW */, true};
-    CHECK_RESULT(tpack_writer_declare(&writer, &w, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_declare(&writer, &boot, &err), TPACK_RESULT_OK);
-    const uint8_t layers[8] = {12, 0, 0, 0, 0, 0, 0, 0};
-    CHECK_RESULT(tpack_writer_metadata(&writer, "layers", 6, 1 /* u64 */, layers, 8, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_metadata(&writer, "arch", 4, 5 /* string */, (const uint8_t *)"mlp", 3, &err),
-                 TPACK_RESULT_OK);
-    const uint8_t payload[6] = {1, 2, 3, 4, 5, 6};
-    CHECK_RESULT(tpack_writer_write(&writer, payload, 2, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_write(&writer, payload + 2, 4, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_end_entry(&writer, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_write(&writer, (const uint8_t *)"BOOT", 4, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_end_entry(&writer, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_finish(&writer, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_finish(&writer, &err), TPACK_RESULT_UNINITIALIZED_STORAGE);
+    size_t need = 0;
+    CHECK_RESULT(tpack_writer_bookkeeping_size(8, 256, &need), TPACK_RESULT_OK);
+    CHECK(need > 0 && need <= sizeof books);
+    CHECK_RESULT(tpack_writer_init(&writer, books, need, 8, 256, NULL, NULL, &err), TPACK_RESULT_NULL_ARGUMENT);
+    CHECK_RESULT(tpack_writer_init(&writer, NULL, need, 8, 256, append, NULL, &err), TPACK_RESULT_NULL_ARGUMENT);
+    CHECK_RESULT(tpack_writer_init(&writer, books, need - 1, 8, 256, append, NULL, &err), TPACK_RESULT_SHORT_STORAGE);
+    CHECK(err.value == need);
+    CHECK_RESULT(tpack_writer_init(&writer, books, need, 8, 256, append, NULL, &err), TPACK_RESULT_OK);
+    write_sample(&writer, false);
 
     tpack_container c;
     CHECK_RESULT(tpack_container_parse(written, written_len, &c, &err), TPACK_RESULT_OK);
     CHECK_RESULT(tpack_container_verify(&c, &err), TPACK_RESULT_OK);
     tpack_entry e;
+    const uint8_t payload[6] = {1, 2, 3, 4, 5, 6};
     CHECK_RESULT(tpack_container_find(&c, "w", 1, &e), TPACK_RESULT_OK);
     CHECK(e.rank == 2 && e.dims[0] == 2 && e.dims[1] == 3 && e.payload.len == 6);
     CHECK(memcmp(e.payload.data, payload, 6) == 0);
@@ -393,6 +426,29 @@ static void check_writer(void) {
     CHECK_RESULT(tpack_metadata_get(&c, "layers", 6, &v), TPACK_RESULT_OK);
     CHECK_RESULT(tpack_meta_u64(&v, &n), TPACK_RESULT_OK);
     CHECK(n == 12);
+    tpack_str item;
+    CHECK_RESULT(tpack_metadata_get(&c, "layer.names", 11, &v), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_meta_string_at(&v, 1, &item), TPACK_RESULT_OK);
+    CHECK(item.len == 4 && memcmp(item.data, "down", 4) == 0);
+
+    /* The seekable writer, after a preamble, with "boot" open-ended: the same bytes after the preamble. */
+    for (int open_ended = 0; open_ended <= 1; open_ended++) {
+        FILE *f = tmpfile();
+        CHECK(f != NULL);
+        if (f == NULL) return;
+        CHECK(fwrite("PRE", 1, 3, f) == 3);
+        CHECK_RESULT(tpack_writer_init_seekable(&writer, books, need, 8, 256, file_write, NULL, f, &err),
+                     TPACK_RESULT_NULL_ARGUMENT);
+        CHECK_RESULT(tpack_writer_init_seekable(&writer, books, need, 8, 256, file_write, file_seek, f, &err),
+                     TPACK_RESULT_OK);
+        write_sample(&writer, open_ended != 0);
+        CHECK(ftell(f) == (long)(3 + written_len)); /* left at the container's end */
+        static uint8_t back[65536];
+        rewind(f);
+        CHECK(fread(back, 1, sizeof back, f) == 3 + written_len);
+        CHECK(memcmp(back, "PRE", 3) == 0 && memcmp(back + 3, written, written_len) == 0);
+        fclose(f);
+    }
 }
 
 /* ---- the vectors -------------------------------------------------------------------------------------- */
