@@ -98,6 +98,32 @@ impl tpack_entry {
     }
 }
 
+impl tpack_entry {
+    /// An entry of a stream's prefix (`tpack_decoder_prefix_entry`): no payload yet, so `payload.data` is
+    /// NULL, `payload.len` the length to come, and `checksum` 0 (the trailer comes last).
+    pub(crate) fn of_prefix(entry: &tpack::stream::PrefixEntry<'_>) -> Self {
+        let shape = entry.shape();
+        let mut dims = [0u64; TPACK_MAX_RANK];
+        for (out, d) in dims.iter_mut().zip(shape.dims()) {
+            *out = *d;
+        }
+        let len = usize::try_from(entry.byte_len()).unwrap_or(usize::MAX);
+        tpack_entry {
+            name: tpack_str::new(entry.name()),
+            payload: tpack_bytes { data: core::ptr::null(), len },
+            offset: entry.range().start,
+            target: entry.target().unwrap_or(0),
+            dims,
+            position: u32::try_from(entry.position()).unwrap_or(u32::MAX),
+            alignment: entry.alignment(),
+            checksum: 0,
+            dtype: entry.dtype().code(),
+            rank: u8::try_from(shape.rank()).unwrap_or(u8::MAX),
+            has_target: entry.target().is_some(),
+        }
+    }
+}
+
 /// The container in `c`, checked.
 ///
 /// # Safety

@@ -151,8 +151,8 @@ pub unsafe extern "C" fn tpack_metadata_get(
     })
 }
 
-/// The record at `index` in key order (from 0): its key to `out_key` and its value to `out_value`. Walks the
-/// records up to `index`, so a loop over all of them is quadratic in their number (metadata is small).
+/// The record at `index` in key order (from 0): its key to `out_key` and its value to `out_value`, in O(1),
+/// so a loop from 0 to `tpack_metadata_count` walks every record.
 ///
 /// # Errors
 /// `TPACK_RESULT_NOT_FOUND` past the last record, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
