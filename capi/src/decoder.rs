@@ -1,16 +1,22 @@
 //! The push decoder: a [`tpack::stream::Decoder`] in caller storage ([`tpack_decoder`]) with a caller buffer,
-//! fed chunk by chunk, answering with [`tpack_event`]s.
+//! fed chunk by chunk, answering with [`tpack_event`]s — one call per event (`tpack_decoder_decode`) or a
+//! callback per event (`tpack_decoder_feed`); after `TPACK_EVENT_PREFIX` the prefix's entries and metadata
+//! can be read; its state can be saved and resumed (`tpack_decoder_save`, `tpack_decoder_resume`).
 
+use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 
 use tpack::format::HEADER_LEN_V1;
-use tpack::stream::{DecodeError, Decoder, Event};
+use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
+use tpack::MetaValue;
 
 use crate::boundary::{
     buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
-    tpack_bytes, Handle, Stored,
+    text, tpack_bytes, tpack_str, Handle, Stored,
 };
+use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
+use crate::metadata::tpack_meta_value;
 
 /// Bytes of caller storage a decoder handle needs (on every target).
 pub const TPACK_DECODER_SIZE: usize = 1024;
@@ -41,6 +47,32 @@ const _: () = {
 
 impl Handle for Decoder<'static> {
     const TAG: u64 = u64::from_le_bytes(*b"tpk:deco");
+}
+
+/// Bytes of caller storage a saved decoder state needs (on every target).
+pub const TPACK_DECODER_STATE_SIZE: usize = 1024;
+/// Alignment, in bytes, of a saved decoder state.
+pub const TPACK_DECODER_STATE_ALIGN: usize = 8;
+
+/// A decoder's state without its buffer, saved by `tpack_decoder_save` to resume from with
+/// `tpack_decoder_resume` (after a reset, say, with the state and the buffer kept in retained RAM or flash).
+/// Plain bytes to this library's build: it may be copied, but is read back only by the same build of the
+/// library (it is no exchange format).
+#[repr(C)]
+pub struct tpack_decoder_state {
+    // `MaybeUninit`: the padding inside the state is uninitialized.
+    opaque: [core::mem::MaybeUninit<u64>; 128],
+}
+
+const _: () = {
+    assert!(size_of::<tpack_decoder_state>() == TPACK_DECODER_STATE_SIZE);
+    assert!(align_of::<tpack_decoder_state>() == TPACK_DECODER_STATE_ALIGN);
+    assert!(size_of::<Stored<DecoderState>>() <= TPACK_DECODER_STATE_SIZE);
+    assert!(align_of::<Stored<DecoderState>>() <= TPACK_DECODER_STATE_ALIGN);
+};
+
+impl Handle for DecoderState {
+    const TAG: u64 = u64::from_le_bytes(*b"tpk:stat");
 }
 
 /// What a `tpack_decoder_decode` call saw.
@@ -292,6 +324,312 @@ pub unsafe extern "C" fn tpack_decoder_buffer_needed(
             .ok_or(Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER))?;
         // SAFETY: checked by `out`; writable by the caller's contract.
         unsafe { put(dst, needed) };
+        Ok(())
+    })
+}
+
+/// The decoder in `d`, checked, with the lifetime of its buffer.
+///
+/// # Safety
+/// As for [`handle`]; the decoder's buffer (which its views point into) stays valid and is written by no one
+/// but the decoder for `'a`.
+unsafe fn decoder_ref<'a>(d: *const tpack_decoder) -> Result<&'a Decoder<'static>, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { handle(d) }
+}
+
+/// The prefix the decoder in `d` holds, or `TPACK_RESULT_NOT_FOUND` before `TPACK_EVENT_PREFIX`.
+///
+/// # Safety
+/// As for [`decoder_ref`]. The prefix lives at the start of the buffer, and the decoder never writes it again
+/// once it is validated: it keeps it to the end of the stream.
+unsafe fn prefix_of<'a>(d: *const tpack_decoder) -> Result<Prefix<'a>, Failure> {
+    // SAFETY: the caller's contract.
+    let d: &'a Decoder<'static> = unsafe { decoder_ref(d) }?;
+    d.prefix().ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))
+}
+
+/// Called by `tpack_decoder_feed` with each event (`event` is valid during the call only; its `bytes` as long
+/// as the chunk). Return 0 to go on, or any other number to stop: `tpack_decoder_feed` then returns
+/// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to that event. It must
+/// not unwind or `longjmp` out, and must not use the decoder.
+pub type tpack_event_fn = Option<unsafe extern "C" fn(user: *mut c_void, event: *const tpack_event) -> i32>;
+
+/// Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
+/// it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
+/// many bytes were consumed (`len` on success; up to the event the callback stopped at, or the bytes consumed
+/// before an error, otherwise).
+///
+/// # Errors
+/// As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
+/// `out_error->value`; the decoder is not stopped: feed the rest of the chunk again to go on).
+///
+/// # Safety
+/// As `tpack_decoder_decode`; `on_event` must be callable with `user` during the call; `out_used` is NULL or
+/// points to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_feed(
+    decoder: *mut tpack_decoder,
+    chunk: *const u8,
+    len: usize,
+    on_event: tpack_event_fn,
+    user: *mut c_void,
+    out_used: *mut usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    let mut consumed = 0usize;
+    let result = guard_with_error(out_error, || {
+        let on_event = on_event.ok_or(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT))?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
+        // SAFETY: the caller's contract: `len` readable bytes, valid while the events' bytes are used.
+        let chunk = unsafe { slice_of(chunk, len) }?;
+        loop {
+            let (used, event) = d.decode(chunk.get(consumed..).unwrap_or(&[]))?;
+            consumed = consumed.saturating_add(used);
+            let Some(event) = event else { return Ok(()) };
+            let event = tpack_event::new(Some(event));
+            // SAFETY: the callback's contract; `event` lives across the call.
+            let code = unsafe { on_event(user, &event) };
+            if code != 0 {
+                return Err(Failure::Writer {
+                    result: tpack_result::TPACK_RESULT_IO,
+                    entry: None,
+                    value: Some(u64::from_le_bytes(i64::from(code).to_le_bytes())),
+                });
+            }
+        }
+    });
+    if let Some(dst) = core::ptr::NonNull::new(out_used) {
+        if dst.as_ptr().is_aligned() {
+            // SAFETY: not NULL and aligned; writable by the caller's contract.
+            unsafe { put(dst, consumed) };
+        }
+    }
+    result
+}
+
+/// Writes the number of entries in the stream's prefix, once `TPACK_EVENT_PREFIX` has come.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` before the prefix has arrived (or when it is invalid), a handle error,
+/// `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_count` to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_entry_count(
+    decoder: *const tpack_decoder,
+    out_count: *mut usize,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_count)?;
+        // SAFETY: the caller's contract.
+        let prefix = unsafe { prefix_of(decoder) }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, prefix.len()) };
+        Ok(())
+    })
+}
+
+/// Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
+/// name, dtype, shape, alignment, target and offset as for a parsed container; `payload.data` is NULL and
+/// `payload.len` the payload's length, and `checksum` is 0 (the trailer comes last). The name points into the
+/// decoder's buffer: valid while the decoder and its buffer are.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` past the last entry or before the prefix, a handle error,
+/// `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_entry` to a writable `tpack_entry`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_entry(
+    decoder: *const tpack_decoder,
+    index: usize,
+    out_entry: *mut tpack_entry,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_entry)?;
+        // SAFETY: the caller's contract.
+        let prefix = unsafe { prefix_of(decoder) }?;
+        let entry = prefix.entry(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
+        Ok(())
+    })
+}
+
+/// Like `tpack_decoder_prefix_entry`, for the entry named `name` (`name_len` bytes): a binary search.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` (no such entry, or no prefix yet), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `name` to `name_len` readable bytes, `out_entry` to a
+/// writable `tpack_entry`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_find(
+    decoder: *const tpack_decoder,
+    name: *const c_char,
+    name_len: usize,
+    out_entry: *mut tpack_entry,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_entry)?;
+        // SAFETY: the caller's contract.
+        let prefix = unsafe { prefix_of(decoder) }?;
+        // SAFETY: the caller's contract, for the duration of the call.
+        let name = unsafe { text(name, name_len) }?;
+        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
+        let name = core::str::from_utf8(name).map_err(|_| not_found)?;
+        let entry = prefix.get(name).ok_or(not_found)?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
+        Ok(())
+    })
+}
+
+/// Writes the number of metadata records in the stream's prefix.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` before the prefix, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_count` to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_metadata_count(
+    decoder: *const tpack_decoder,
+    out_count: *mut usize,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_count)?;
+        // SAFETY: the caller's contract.
+        let prefix = unsafe { prefix_of(decoder) }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, prefix.metadata().len()) };
+        Ok(())
+    })
+}
+
+/// Fills `out_value` with the prefix's metadata value under `key`, to read with the `tpack_meta_*`
+/// accessors. The value points into the decoder's buffer: valid while the decoder and its buffer are.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` (no such key, or no prefix yet), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `key` to `key_len` readable bytes, `out_value` to a
+/// writable `tpack_meta_value`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_metadata_get(
+    decoder: *const tpack_decoder,
+    key: *const c_char,
+    key_len: usize,
+    out_value: *mut tpack_meta_value,
+) -> tpack_result {
+    guard(|| {
+        let slot = storage::<_, MetaValue<'static>>(out_value)?;
+        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
+        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
+        // SAFETY: the caller's contract, for the duration of the call.
+        let key = unsafe { text(key, key_len) }?;
+        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
+        let key = core::str::from_utf8(key).map_err(|_| not_found)?;
+        let value = prefix.metadata().get(key).ok_or(not_found)?;
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, value) };
+        Ok(())
+    })
+}
+
+/// The prefix's metadata record at `index` in key order: its key to `out_key`, its value to `out_value`.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` past the last record or before the prefix, a handle error,
+/// `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_key` to a writable `tpack_str`, `out_value` to a
+/// writable `tpack_meta_value`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_prefix_metadata_at(
+    decoder: *const tpack_decoder,
+    index: usize,
+    out_key: *mut tpack_str,
+    out_value: *mut tpack_meta_value,
+) -> tpack_result {
+    guard(|| {
+        let key_dst = out(out_key)?;
+        let slot = storage::<_, MetaValue<'static>>(out_value)?;
+        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
+        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
+        let (key, value) =
+            prefix.metadata().at(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
+        // SAFETY: checked by `out` and `storage`; writable by the caller's contract.
+        unsafe {
+            put(key_dst, tpack_str::new(key));
+            fill(slot, value);
+        }
+        Ok(())
+    })
+}
+
+/// Saves the decoder's state (everything but its buffer's bytes) to `out_state`. To go on later — after a
+/// reset, with the state and the buffer kept — call `tpack_decoder_resume` with the same buffer contents and
+/// feed the stream from `tpack_decoder_position` on.
+///
+/// # Errors
+/// A handle error, `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_state` to a writable `tpack_decoder_state`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_save(
+    decoder: *const tpack_decoder,
+    out_state: *mut tpack_decoder_state,
+) -> tpack_result {
+    guard(|| {
+        let slot = storage::<_, DecoderState>(out_state)?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { decoder_ref(decoder) }?;
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, d.state()) };
+        Ok(())
+    })
+}
+
+/// Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
+/// it must in `buffer`, which must hold what the saved decoder's buffer held (its first
+/// `tpack_decoder_buffer_needed` bytes at least). Feed it the stream from the saved position on. A buffer
+/// whose bytes differ gives a wrong verdict, never undefined behaviour.
+///
+/// # Errors
+/// As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
+/// `tpack_decoder_save`.
+///
+/// # Safety
+/// As `tpack_decoder_init`; `state` must point to a readable `tpack_decoder_state`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_resume(
+    out_storage: *mut tpack_decoder,
+    buffer: *mut u8,
+    buffer_len: usize,
+    state: *const tpack_decoder_state,
+) -> tpack_result {
+    guard(|| {
+        let slot = storage::<_, Decoder<'static>>(out_storage)?;
+        // SAFETY: the caller's contract.
+        let saved = *unsafe { handle::<_, DecoderState>(state) }?;
+        let buffer = buffer_arg(buffer, buffer_len)?;
+        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
+            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
+        }
+        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
+        // decoder is used, by the caller's contract.
+        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `storage`; writable by the caller's contract.
+        unsafe { fill(slot, Decoder::resume(buffer, saved)) };
         Ok(())
     })
 }
