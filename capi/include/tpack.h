@@ -68,6 +68,12 @@
 // `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
 #define TPACK_DECODER_MIN_BUFFER 160
 
+// Bytes of caller storage a saved decoder state needs (on every target).
+#define TPACK_DECODER_STATE_SIZE 1024
+
+// Alignment, in bytes, of a saved decoder state.
+#define TPACK_DECODER_STATE_ALIGN 8
+
 // "No index": the value of `tpack_error`'s `entry`, `record`, `position` and `section` when the error has
 // none.
 #define TPACK_NONE UINT32_MAX
@@ -129,7 +135,8 @@ enum tpack_result
   TPACK_RESULT_DECODER_FINISHED = 10,
   // Rust code panicked; the call was abandoned before it wrote anything (a bug: please report it).
   TPACK_RESULT_PANIC = 11,
-  // The writer's callback failed; `tpack_error.value` is the number it returned.
+  // A callback returned non-zero (the writer's sink or seek, the decoder's event handler);
+  // `tpack_error.value` is the number it returned, sign-extended.
   TPACK_RESULT_IO = 12,
   // A writer's bookkeeping is full; `tpack_error.value` says which part: 0 entries, 1 names, 2 metadata
   // records, 3 metadata bytes.
@@ -293,12 +300,26 @@ typedef struct tpack_event {
   bool has_target;
 } tpack_event;
 
+// Called by `tpack_decoder_feed` with each event (`event` is valid during the call only; its `bytes` as long
+// as the chunk). Return 0 to go on, or any other number to stop: `tpack_decoder_feed` then returns
+// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to that event. It must
+// not unwind or `longjmp` out, and must not use the decoder.
+typedef int32_t (*tpack_event_fn)(void *user, const struct tpack_event *event);
+
 // Caller storage for one metadata value: filled by `tpack_metadata_get`, `tpack_metadata_at` or
 // `tpack_meta_array_at`, read with the `tpack_meta_*` accessors. Opaque; it borrows the container's input
 // bytes, owns nothing, and may be copied.
 typedef struct tpack_meta_value {
   uint64_t opaque[6];
 } tpack_meta_value;
+
+// A decoder's state without its buffer, saved by `tpack_decoder_save` to resume from with
+// `tpack_decoder_resume` (after a reset, say, with the state and the buffer kept in retained RAM or flash).
+// Plain bytes to this library's build: it may be copied, but is read back only by the same build of the
+// library (it is no exchange format).
+typedef struct tpack_decoder_state {
+  uint64_t opaque[128];
+} tpack_decoder_state;
 
 // A numeric or `bool[]` array in place: `count` elements of `element_size` bytes each at `data`,
 // little-endian (`bool[]`: one byte, 0 or 1, per element). Not aligned in general: read it with `memcpy`, or
@@ -549,6 +570,131 @@ tpack_result tpack_decoder_buffer_needed(const uint8_t *header,
                                          size_t len,
                                          uint64_t *out_needed);
 
+// Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
+// it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
+// many bytes were consumed (`len` on success; up to the event the callback stopped at, or the bytes consumed
+// before an error, otherwise).
+//
+// # Errors
+// As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
+// `out_error->value`; the decoder is not stopped: feed the rest of the chunk again to go on).
+//
+// # Safety
+// As `tpack_decoder_decode`; `on_event` must be callable with `user` during the call; `out_used` is NULL or
+// points to a writable `size_t`.
+tpack_result tpack_decoder_feed(struct tpack_decoder *decoder,
+                                const uint8_t *chunk,
+                                size_t len,
+                                tpack_event_fn on_event,
+                                void *user,
+                                size_t *out_used,
+                                struct tpack_error *out_error);
+
+// Writes the number of entries in the stream's prefix, once `TPACK_EVENT_PREFIX` has come.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix has arrived (or when it is invalid), a handle error,
+// `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_count` to a writable `size_t`.
+tpack_result tpack_decoder_prefix_entry_count(const struct tpack_decoder *decoder,
+                                              size_t *out_count);
+
+// Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
+// name, dtype, shape, alignment, target and offset as for a parsed container; `payload.data` is NULL and
+// `payload.len` the payload's length, and `checksum` is 0 (the trailer comes last). The name points into the
+// decoder's buffer: valid while the decoder and its buffer are.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` past the last entry or before the prefix, a handle error,
+// `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_entry` to a writable `tpack_entry`.
+tpack_result tpack_decoder_prefix_entry(const struct tpack_decoder *decoder,
+                                        size_t index,
+                                        struct tpack_entry *out_entry);
+
+// Like `tpack_decoder_prefix_entry`, for the entry named `name` (`name_len` bytes): a binary search.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` (no such entry, or no prefix yet), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `name` to `name_len` readable bytes, `out_entry` to a
+// writable `tpack_entry`.
+tpack_result tpack_decoder_prefix_find(const struct tpack_decoder *decoder,
+                                       const char *name,
+                                       size_t name_len,
+                                       struct tpack_entry *out_entry);
+
+// Writes the number of metadata records in the stream's prefix.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_count` to a writable `size_t`.
+tpack_result tpack_decoder_prefix_metadata_count(const struct tpack_decoder *decoder,
+                                                 size_t *out_count);
+
+// Fills `out_value` with the prefix's metadata value under `key`, to read with the `tpack_meta_*`
+// accessors. The value points into the decoder's buffer: valid while the decoder and its buffer are.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` (no such key, or no prefix yet), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `key` to `key_len` readable bytes, `out_value` to a
+// writable `tpack_meta_value`.
+tpack_result tpack_decoder_prefix_metadata_get(const struct tpack_decoder *decoder,
+                                               const char *key,
+                                               size_t key_len,
+                                               struct tpack_meta_value *out_value);
+
+// The prefix's metadata record at `index` in key order: its key to `out_key`, its value to `out_value`.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` past the last record or before the prefix, a handle error,
+// `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_key` to a writable `tpack_str`, `out_value` to a
+// writable `tpack_meta_value`.
+tpack_result tpack_decoder_prefix_metadata_at(const struct tpack_decoder *decoder,
+                                              size_t index,
+                                              struct tpack_str *out_key,
+                                              struct tpack_meta_value *out_value);
+
+// Saves the decoder's state (everything but its buffer's bytes) to `out_state`. To go on later — after a
+// reset, with the state and the buffer kept — call `tpack_decoder_resume` with the same buffer contents and
+// feed the stream from `tpack_decoder_position` on.
+//
+// # Errors
+// A handle error, `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_state` to a writable `tpack_decoder_state`.
+tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
+                                struct tpack_decoder_state *out_state);
+
+// Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
+// it must in `buffer`, which must hold what the saved decoder's buffer held (its first
+// `tpack_decoder_buffer_needed` bytes at least). Feed it the stream from the saved position on. A buffer
+// whose bytes differ gives a wrong verdict, never undefined behaviour.
+//
+// # Errors
+// As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
+// `tpack_decoder_save`.
+//
+// # Safety
+// As `tpack_decoder_init`; `state` must point to a readable `tpack_decoder_state`.
+tpack_result tpack_decoder_resume(struct tpack_decoder *out_storage,
+                                  uint8_t *buffer,
+                                  size_t buffer_len,
+                                  const struct tpack_decoder_state *state);
+
 // A fixed message for every result code (a static, NUL-terminated string; never NULL).
 const char *tpack_result_message(uint32_t result);
 
@@ -590,8 +736,8 @@ tpack_result tpack_metadata_get(const struct tpack_container *container,
                                 size_t key_len,
                                 struct tpack_meta_value *out_value);
 
-// The record at `index` in key order (from 0): its key to `out_key` and its value to `out_value`. Walks the
-// records up to `index`, so a loop over all of them is quadratic in their number (metadata is small).
+// The record at `index` in key order (from 0): its key to `out_key` and its value to `out_value`, in O(1),
+// so a loop from 0 to `tpack_metadata_count` walks every record.
 //
 // # Errors
 // `TPACK_RESULT_NOT_FOUND` past the last record, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.

@@ -40,7 +40,8 @@ pub enum tpack_result {
     TPACK_RESULT_DECODER_FINISHED = 10,
     /// Rust code panicked; the call was abandoned before it wrote anything (a bug: please report it).
     TPACK_RESULT_PANIC = 11,
-    /// The writer's callback failed; `tpack_error.value` is the number it returned.
+    /// A callback returned non-zero (the writer's sink or seek, the decoder's event handler);
+    /// `tpack_error.value` is the number it returned, sign-extended.
     TPACK_RESULT_IO = 12,
     /// A writer's bookkeeping is full; `tpack_error.value` says which part: 0 entries, 1 names, 2 metadata
     /// records, 3 metadata bytes.

@@ -51,3 +51,17 @@ pub use error::*;
 pub use metadata::*;
 pub use names::*;
 pub use writer::*;
+
+/// Panics inside the boundary, to test that the panic is caught: returns `TPACK_RESULT_PANIC` and writes
+/// `out_error` (when not NULL) with that result. Not in `tpack.h` (cbindgen.toml excludes it); a test
+/// declares it itself. Only with `std`, the one build that catches panics.
+///
+/// # Safety
+/// `out_error` is NULL or points to a writable `tpack_error`.
+#[cfg(feature = "std")]
+#[doc(hidden)]
+#[no_mangle]
+#[allow(clippy::panic)]
+pub unsafe extern "C" fn tpack_test_panic(out_error: *mut tpack_error) -> tpack_result {
+    boundary::guard_with_error(out_error, || panic!("tpack_test_panic: a panic on purpose"))
+}

@@ -514,3 +514,14 @@ fn misuse_and_failures_give_their_codes() {
         assert_eq!(e.value, (-5i64) as u64);
     }
 }
+
+#[test]
+fn a_panic_is_caught_at_the_boundary() {
+    let mut e = error();
+    // SAFETY: a writable error; then NULL, which is allowed.
+    unsafe {
+        assert_eq!(tpack_test_panic(&mut e), tpack_result::TPACK_RESULT_PANIC);
+        assert_eq!(tpack_test_panic(std::ptr::null_mut()), tpack_result::TPACK_RESULT_PANIC);
+    }
+    assert_eq!(e.result, tpack_result::TPACK_RESULT_PANIC as u32);
+}

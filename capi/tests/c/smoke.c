@@ -341,6 +341,96 @@ static tpack_result decode(const uint8_t *bytes, size_t len, size_t step, uint32
     return r;
 }
 
+/* The callback form: counts events and payload bytes. */
+struct seen {
+    uint64_t payload;
+    int prefix, ends, end;
+};
+
+static int32_t on_event(void *user, const tpack_event *ev) {
+    struct seen *s = (struct seen *)user;
+    switch (ev->kind) {
+    case TPACK_EVENT_PREFIX: s->prefix++; break;
+    case TPACK_EVENT_PAYLOAD: s->payload += ev->bytes.len; break;
+    case TPACK_EVENT_ENTRY_END: s->ends++; break;
+    case TPACK_EVENT_END: s->end++; break;
+    default: return 99; /* NONE never reaches the callback */
+    }
+    return 0;
+}
+
+static uint8_t resumed_buffer[1 << 20];
+
+/* Decodes `bytes` with tpack_decoder_feed in 5-byte chunks, saving the state half-way and resuming from it in
+ * a new handle over a copy of the buffer. Checks the prefix views once the prefix has come. The verdict's code,
+ * and the rule in *rule. */
+static tpack_result feed_resumed(const uint8_t *bytes, size_t len, uint32_t *rule, uint64_t *payload) {
+    static tpack_decoder d, resumed;
+    static tpack_decoder_state state;
+    tpack_decoder *cur = &d;
+    tpack_error err;
+    struct seen seen = {0, 0, 0, 0};
+    bool prefix_checked = false;
+    CHECK_RESULT(tpack_decoder_init(&d, decoder_buffer, sizeof decoder_buffer), TPACK_RESULT_OK);
+    *rule = 0;
+    for (size_t at = 0; at < len; at += 5) {
+        if (cur == &d && at >= len / 2) {
+            CHECK_RESULT(tpack_decoder_save(&d, &state), TPACK_RESULT_OK);
+            memcpy(resumed_buffer, decoder_buffer, sizeof decoder_buffer);
+            memset(decoder_buffer, 0xEE, sizeof decoder_buffer);
+            CHECK_RESULT(tpack_decoder_resume(&resumed, resumed_buffer, sizeof resumed_buffer, &state), TPACK_RESULT_OK);
+            cur = &resumed;
+        }
+        size_t n = len - at < 5 ? len - at : 5, used = 0;
+        tpack_result r = tpack_decoder_feed(cur, bytes + at, n, on_event, &seen, &used, &err);
+        if (r != TPACK_RESULT_OK) {
+            *rule = err.rule;
+            return r;
+        }
+        CHECK(used == n);
+        if (seen.prefix == 1 && !prefix_checked) {
+            prefix_checked = true;
+            size_t count = 0;
+            CHECK_RESULT(tpack_decoder_prefix_entry_count(cur, &count), TPACK_RESULT_OK);
+            for (size_t i = 0; i < count; i++) {
+                tpack_entry e, found;
+                CHECK_RESULT(tpack_decoder_prefix_entry(cur, i, &e), TPACK_RESULT_OK);
+                CHECK(e.payload.data == NULL && e.position == i && e.rank <= 8);
+                CHECK_RESULT(tpack_decoder_prefix_find(cur, e.name.data, e.name.len, &found), TPACK_RESULT_OK);
+                CHECK(found.position == i);
+            }
+            tpack_entry past;
+            CHECK_RESULT(tpack_decoder_prefix_entry(cur, count, &past), TPACK_RESULT_NOT_FOUND);
+            size_t records = 0;
+            CHECK_RESULT(tpack_decoder_prefix_metadata_count(cur, &records), TPACK_RESULT_OK);
+            for (size_t i = 0; i < records; i++) {
+                tpack_str key;
+                tpack_meta_value v, again;
+                CHECK_RESULT(tpack_decoder_prefix_metadata_at(cur, i, &key, &v), TPACK_RESULT_OK);
+                CHECK_RESULT(tpack_decoder_prefix_metadata_get(cur, key.data, key.len, &again), TPACK_RESULT_OK);
+            }
+        }
+    }
+    tpack_result r = tpack_decoder_finish(cur, &err);
+    if (r != TPACK_RESULT_OK) *rule = err.rule;
+    if (r == TPACK_RESULT_OK) CHECK(seen.prefix == 1 && seen.end == 1);
+    *payload = seen.payload;
+    return r;
+}
+
+/* ---- the panic path ----------------------------------------------------------------------------------- */
+
+/* Hidden, not in tpack.h: panics inside the boundary (capi/src/lib.rs). */
+tpack_result tpack_test_panic(tpack_error *out_error);
+
+static void check_panic(void) {
+    current = "(panic)";
+    tpack_error err;
+    CHECK_RESULT(tpack_test_panic(&err), TPACK_RESULT_PANIC);
+    CHECK(err.result == TPACK_RESULT_PANIC);
+    CHECK(strcmp(tpack_result_message(TPACK_RESULT_PANIC), "") != 0);
+}
+
 /* ---- the writer --------------------------------------------------------------------------------------- */
 
 static uint8_t written[65536];
@@ -463,6 +553,9 @@ static void check_valid(const char *path, const uint8_t *bytes, size_t len, long
     uint64_t payload = 0;
     CHECK_RESULT(decode(bytes, len, 7, &rule, &payload), TPACK_RESULT_OK);
     CHECK_RESULT(decode(bytes, len, len == 0 ? 1 : len, &rule, &payload), TPACK_RESULT_OK);
+    uint64_t fed = 0;
+    CHECK_RESULT(feed_resumed(bytes, len, &rule, &fed), TPACK_RESULT_OK);
+    CHECK(fed == payload);
     (void)path;
 }
 
@@ -486,6 +579,8 @@ static void check_invalid(const char *path, const uint8_t *bytes, size_t len, co
     uint32_t rule = 0;
     uint64_t payload = 0;
     CHECK_RESULT(decode(bytes, len, 7, &rule, &payload), TPACK_RESULT_INVALID_CONTAINER);
+    CHECK(rule == err.rule);
+    CHECK_RESULT(feed_resumed(bytes, len, &rule, &payload), TPACK_RESULT_INVALID_CONTAINER);
     CHECK(rule == err.rule);
     (void)path;
 }
@@ -536,6 +631,7 @@ int main(int argc, char **argv) {
     fclose(list);
     CHECK(args_checked);
     check_writer();
+    check_panic();
     printf("smoke: %d vectors, %d checks, %d failures\n", vectors, checks, failures);
     return failures == 0 && vectors > 0 ? 0 : 1;
 }
