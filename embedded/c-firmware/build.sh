@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds the C firmware for QEMU's mps2-an386 (Cortex-M4F) into target/: libtpack.a (capi/firmware-staticlib, with
+# cargo), target/expected.h (from embedded/tiny-mlp/src/expected.rs), then target/c-firmware.elf and its link map.
+# Needs arm-none-eabi-gcc and newlib (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi) and rustup. Checks that the
+# image has no allocator. CFLAGS_EXTRA adds compiler flags (run.sh uses it to check that a wrong result fails).
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(cd ../.. && pwd)
+OUT=target
+mkdir -p "$OUT"
+
+rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+(cd "$ROOT/capi/firmware-staticlib" && cargo build --release --quiet --target thumbv7em-none-eabihf)
+LIB=$ROOT/capi/firmware-staticlib/target/thumbv7em-none-eabihf/release/libtpack.a
+
+./gen-expected.sh "$ROOT/embedded/tiny-mlp/src/expected.rs" "$OUT/expected.h"
+
+CC=arm-none-eabi-gcc
+ARCH=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+# -ffp-contract=off: no fused multiply-add, so each product is rounded before it is added, as in Rust (which
+# never contracts); the logits must match the host's bit for bit.
+CFLAGS=("${ARCH[@]}" -std=c11 -Os -g -ffunction-sections -fdata-sections -ffp-contract=off -Wall -Wextra -Werror
+  -Wdouble-promotion -Wfloat-conversion -Wshadow -Wstrict-prototypes
+  -I"$ROOT/capi/include" -I"$OUT" ${CFLAGS_EXTRA:-})
+objs=()
+for src in src/startup.c src/semihost.c src/main.c; do
+  obj=$OUT/$(basename "$src" .c).o
+  $CC "${CFLAGS[@]}" -c "$src" -o "$obj"
+  objs+=("$obj")
+done
+# The assembler finds the model with -I: .incbin "tiny-mlp.tpack".
+$CC "${ARCH[@]}" -Wa,-I"$ROOT/embedded/tiny-mlp" -c src/model.S -o "$OUT/model.o"
+objs+=("$OUT/model.o")
+
+# -nostartfiles: startup.c is the startup code. nano.specs: newlib-nano for memcpy, memcmp, strlen and friends;
+# nothing provides _sbrk, so anything that pulls in malloc fails to link.
+$CC "${ARCH[@]}" -nostartfiles --specs=nano.specs -T mps2-an386.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack \
+  -Wl,-Map="$OUT/c-firmware.map" -Wl,--cref -o "$OUT/c-firmware.elf" "${objs[@]}" "$LIB"
+
+# No heap: neither the C code, newlib, nor the Rust archive may bring an allocator into the image.
+allocators=$(arm-none-eabi-nm "$OUT/c-firmware.elf" | awk '{ print $NF }' |
+  grep -E '^(_?malloc|_malloc_r|_?calloc|_calloc_r|_?realloc|_realloc_r|_?free|_free_r|_sbrk|_sbrk_r|__rust_alloc|__rust_dealloc|__rust_realloc|__rg_alloc|__rdl_alloc)$' || true)
+if [ -n "$allocators" ]; then
+  echo "FAILED: the image has an allocator: $allocators" >&2
+  exit 1
+fi
+if arm-none-eabi-nm "$LIB" 2>/dev/null | grep -qE ' U (malloc|__rust_alloc|__rust_alloc_error_handler)$'; then
+  echo "FAILED: libtpack.a wants an allocator" >&2
+  exit 1
+fi
+echo "built $OUT/c-firmware.elf (no malloc, calloc, realloc, free, _sbrk or __rust_alloc in the image)"
