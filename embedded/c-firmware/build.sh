@@ -2,18 +2,20 @@
 # Builds the C firmware for QEMU's mps2-an386 (Cortex-M4F) into target/: libtpack.a (capi/firmware-staticlib, with
 # cargo), target/expected.h (from embedded/tiny-mlp/src/expected.rs), then target/c-firmware.elf and its link map.
 # Needs arm-none-eabi-gcc and newlib (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi) and rustup. Checks that the
-# image has no allocator. CFLAGS_EXTRA adds compiler flags (run.sh uses it to check that a wrong result fails).
+# image has no allocator. CFLAGS_EXTRA adds compiler flags.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
-OUT=target
+# OUT and EXPECTED_RS may be overridden: run.sh builds a second image against a perturbed expected.rs, which must fail.
+OUT=${OUT:-target}
+EXPECTED_RS=${EXPECTED_RS:-$ROOT/embedded/tiny-mlp/src/expected.rs}
 mkdir -p "$OUT"
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
 (cd "$ROOT/capi/firmware-staticlib" && cargo build --release --quiet --target thumbv7em-none-eabihf)
 LIB=$ROOT/capi/firmware-staticlib/target/thumbv7em-none-eabihf/release/libtpack.a
 
-./gen-expected.sh "$ROOT/embedded/tiny-mlp/src/expected.rs" "$OUT/expected.h"
+./gen-expected.sh "$EXPECTED_RS" "$OUT/expected.h"
 
 CC=arm-none-eabi-gcc
 ARCH=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
