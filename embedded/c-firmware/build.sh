@@ -19,8 +19,11 @@ LIB=$ROOT/capi/firmware-staticlib/target/thumbv7em-none-eabihf/release/libtpack.
 
 CC=arm-none-eabi-gcc
 ARCH=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
-# -ffp-contract=off: no fused multiply-add, so each product is rounded before it is added, as in Rust (which
-# never contracts); the logits must match the host's bit for bit.
+# -ffp-contract=off: no fused multiply-add (vfma), so each product is rounded before it is added, as in Rust (which
+# never contracts); the logits must match the host's bit for bit. GCC still emits vmla.f32 for `acc += w * x`: on
+# this FPU that is the unfused multiply-accumulate (two roundings), the same result as vmul + vadd. With
+# -ffp-contract=fast (GCC's default for GNU C) it emits vfma, and logit 1 of input 0 comes out 0xc00a4df0 instead
+# of the host's 0xc00a4df2: run.sh then fails.
 CFLAGS=("${ARCH[@]}" -std=c11 -Os -g -ffunction-sections -fdata-sections -ffp-contract=off -Wall -Wextra -Werror
   -Wdouble-promotion -Wfloat-conversion -Wshadow -Wstrict-prototypes
   -I"$ROOT/capi/include" -I"$OUT" ${CFLAGS_EXTRA:-})
@@ -43,7 +46,7 @@ $CC "${ARCH[@]}" -nostartfiles --specs=nano.specs -T mps2-an386.ld -Wl,--gc-sect
 allocators=$(arm-none-eabi-nm "$OUT/c-firmware.elf" | awk '{ print $NF }' |
   grep -E '^(_?malloc|_malloc_r|_?calloc|_calloc_r|_?realloc|_realloc_r|_?free|_free_r|_sbrk|_sbrk_r|__rust_alloc|__rust_dealloc|__rust_realloc|__rg_alloc|__rdl_alloc)$' || true)
 if [ -n "$allocators" ]; then
-  echo "FAILED: the image has an allocator: $allocators" >&2
+  echo "FAILED: the image has an allocator:" $allocators >&2
   exit 1
 fi
 if arm-none-eabi-nm "$LIB" 2>/dev/null | grep -qE ' U (malloc|__rust_alloc|__rust_alloc_error_handler)$'; then
