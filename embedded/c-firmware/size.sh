@@ -68,6 +68,8 @@ symbols() {
 }
 capi_layer=$(symbols '^(tpack_[a-z0-9_]+$|tpack_capi::|<tpack_capi::)')
 core_fmt=$(symbols '^(core::fmt::|<core::fmt::|<(u8|u16|u32|u64|usize|&T) as core::fmt::)')
+# The C library's members the link pulled in ("Archive member included to satisfy reference by file").
+clib_members=$(sed -n '1,/^Discarded input sections/p' "$MAP" | sed -n 's/.*lib\(c_nano\|c\|gcc\)\.a(lib_a-\([a-z0-9_]*\)\.o).*/\2/p; s/.*libgcc\.a(\([a-z0-9_]*\)\.o).*/\1/p' | sort -u | paste -sd, - | sed 's/,/, /g')
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f %%", 100 * a / b }'; }
 echo "| C firmware image (arm-none-eabi-gcc $(arm-none-eabi-gcc -dumpversion), -Os; libtpack.a: opt-level s, LTO) | bytes |"
 echo "|---|---:|"
@@ -77,8 +79,8 @@ echo "| &nbsp;&nbsp;of which tpack, constant data (rule names and messages, CRC 
 echo "| &nbsp;&nbsp;**tpack's share in all** | **$((tpack_code + tpack_data))** ($(pct $((tpack_code + tpack_data)) "$flash")) |"
 echo "| &nbsp;&nbsp;&nbsp;&nbsp;of which the C API layer (exported tpack_* functions and tpack_capi symbols, with what LTO inlined into them) | $capi_layer |"
 echo "| &nbsp;&nbsp;&nbsp;&nbsp;of which Rust's core::fmt (formatting for tpack_error_message) | $core_fmt |"
-echo "| &nbsp;&nbsp;of which Rust's compiler_builtins (from libtpack.a) | $(($(share builtins code) + $(share builtins data))) |"
-echo "| &nbsp;&nbsp;of which newlib-nano (memcpy, memcmp, strlen, ...) and libgcc | $(($(share newlib code) + $(share newlib data) + $(share libgcc code) + $(share libgcc data))) |"
+echo "| &nbsp;&nbsp;of which Rust's compiler_builtins (from libtpack.a: memcpy, memset, memcmp, strlen, 64-bit division) | $(($(share builtins code) + $(share builtins data))) |"
+echo "| &nbsp;&nbsp;of which newlib-nano and libgcc (${clib_members:-nothing}) | $(($(share newlib code) + $(share newlib data) + $(share libgcc code) + $(share libgcc data))) |"
 echo "| &nbsp;&nbsp;of which the firmware's C code and strings (startup, semihosting, printf, main) | $(($(share firmware code) + $(share firmware data))) |"
 echo "| &nbsp;&nbsp;of which the model container (and its length word) | $(share model data) |"
 echo "| &nbsp;&nbsp;of which alignment padding | $(share fill code) |"
