@@ -335,8 +335,8 @@ struct stream_run {
     size_t doomed_at;
 };
 
-/* Feeds `bytes` to a fresh decoder in CHUNK-byte chunks; every payload event's bytes must equal the verified
-   model's (`model`) at that entry and offset (a corrupted byte excepted, at `flipped_at`). */
+/* Feeds `bytes` to a fresh decoder in CHUNK-byte chunks; every payload event must point into the chunk where
+   the verified model (`model`) places that entry and offset. */
 static struct stream_run stream(const tpack_container *model, const uint8_t *bytes, size_t len, size_t buffer_len)
 {
     static tpack_decoder dec;
