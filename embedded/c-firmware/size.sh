@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Flash and RAM use of the C firmware image, and tpack's share of it, as a Markdown table for the README. The
+# shares come from the link map (target/c-firmware.map): every input section kept after --gc-sections, by the
+# archive member it came from. Cross-checked against the ELF's section sizes. Needs qemu-system-arm for the stack
+# figure.
+set -euo pipefail
+cd "$(dirname "$0")"
+./build.sh >/dev/null
+ELF=target/c-firmware.elf
+MAP=target/c-firmware.map
+
+section() { arm-none-eabi-size -A "$ELF" | awk -v s="$1" '$1 == s { print $2 }'; }
+flash=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data)))
+static_ram=$(($(section .data) + $(section .bss)))
+stack=$(section .stack)
+
+# Bytes per (part, kind) over the flash output sections; kind is code (.text, .vectors, .ARM.exidx) or data.
+shares=$(awk '
+  function part(file) {
+    if (file ~ /libtpack\.a\(tpack-/) return "tpack"
+    if (file ~ /libtpack\.a\(compiler_builtins/) return "builtins"
+    if (file ~ /libc(_nano)?\.a\(/) return "newlib"
+    if (file ~ /libgcc\.a\(/) return "libgcc"
+    if (file ~ /model\.o$/) return "model"
+    if (file ~ /target\/[a-z]+\.o$/) return "firmware"
+    return "other:" file
+  }
+  function add(size, file) {
+    if (out == "") return
+    kind = (out == ".rodata" || out == ".data") ? "data" : "code"
+    sum[part(file) " " kind] += strtonum_(size); total[out] += strtonum_(size)
+  }
+  function strtonum_(h,   i, n, c) { n = 0; h = tolower(substr(h, 3)); for (i = 1; i <= length(h); i++) { c = index("0123456789abcdef", substr(h, i, 1)) - 1; n = n * 16 + c } return n }
+  /^Linker script and memory map/ { inmap = 1; next }
+  !inmap { next }
+  /^[.][A-Za-z_]/ { out = ($1 == ".vectors" || $1 == ".text" || $1 == ".rodata" || $1 == ".ARM.exidx" || $1 == ".data") ? $1 : ""; pending = 0
+                    if (NF >= 3 && $2 ~ /^0x/) size_of[$1] = strtonum_($3); next }
+  /^ [*]fill[*]/ { if (out != "") { sum["fill code"] += strtonum_($3); total[out] += strtonum_($3) } next }
+  /^ [.]/ { if (NF >= 4 && $2 ~ /^0x/ && $3 ~ /^0x/) add($3, $4); else pending = 1; next }
+  pending && NF == 3 && $1 ~ /^0x/ && $2 ~ /^0x/ { add($2, $3); pending = 0; next }
+  { pending = 0 }
+  END {
+    for (s in total) if (total[s] != size_of[s]) { print "map: " s " sums to " total[s] " bytes, the map says " size_of[s] > "/dev/stderr"; exit 1 }
+    for (k in sum) print k, sum[k]
+  }' "$MAP")
+share() { awk -v k="$1 $2" '$1 " " $2 == k { print $3; found = 1 } END { if (!found) print 0 }' <<<"$shares"; }
+if grep -q '^other:' <<<"$shares"; then
+  echo "size.sh: input sections from an unexpected file: $(grep '^other:' <<<"$shares")" >&2
+  exit 1
+fi
+tpack_code=$(share tpack code) tpack_data=$(share tpack data)
+sum_parts=0
+while read -r _ _ n; do sum_parts=$((sum_parts + n)); done <<<"$shares"
+[ "$sum_parts" -eq "$flash" ] || { echo "size.sh: the parts sum to $sum_parts, the flash image is $flash" >&2; exit 1; }
+
+sym() { arm-none-eabi-nm -S "$ELF" | awk -v n="$1" '$4 ~ "^" n "$" { print strtonum_($2) } function strtonum_(h,   i, r) { r = 0; h = tolower(h); for (i = 1; i <= length(h); i++) r = r * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return r }'; }
+run=$(timeout 60 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native \
+  -kernel "$ELF" 2>/dev/null || true)
+high=$(sed -n 's/^stack high-water mark: \([0-9]*\) bytes$/\1/p' <<<"$run")
+needed=$(sed -n 's/^stream decoder RAM: .* + buffer \([0-9]*\) bytes.*/\1/p' <<<"$run")
+
+# Within tpack's object, by symbol name (after LTO, code inlined into a caller counts where it lands).
+symbols() {
+  arm-none-eabi-nm -S -C "$ELF" | awk -v re="$1" '
+    function hex(h,   i, r) { r = 0; h = tolower(h); for (i = 1; i <= length(h); i++) r = r * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return r }
+    NF >= 4 && $3 ~ /^[tTrR]$/ { name = $0; sub(/^[0-9a-f]+ [0-9a-f]+ [tTrR] /, "", name); if (name ~ re) sum += hex($2) }
+    END { print sum + 0 }'
+}
+capi_layer=$(symbols '^(tpack_[a-z0-9_]+$|tpack_capi::|<tpack_capi::)')
+core_fmt=$(symbols '^(core::fmt::|<core::fmt::|<(u8|u16|u32|u64|usize|&T) as core::fmt::)')
+# The C library's members the link pulled in ("Archive member included to satisfy reference by file").
+clib_members=$(sed -n '1,/^Discarded input sections/p' "$MAP" | sed -n 's/.*lib\(c_nano\|c\|gcc\)\.a(lib_a-\([a-z0-9_]*\)\.o).*/\2/p; s/.*libgcc\.a(\([a-z0-9_]*\)\.o).*/\1/p' | sort -u | paste -sd, - | sed 's/,/, /g')
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f %%", 100 * a / b }'; }
+echo "| C firmware image (arm-none-eabi-gcc $(arm-none-eabi-gcc -dumpversion), -Os; libtpack.a: opt-level s, LTO) | bytes |"
+echo "|---|---:|"
+echo "| flash: .vectors + .text + .rodata + .ARM.exidx + .data | $flash |"
+echo "| &nbsp;&nbsp;of which tpack (libtpack.a's tpack object: the C API and the core), code | $tpack_code |"
+echo "| &nbsp;&nbsp;of which tpack, constant data (rule names and messages, CRC table, ...) | $tpack_data |"
+echo "| &nbsp;&nbsp;**tpack's share in all** | **$((tpack_code + tpack_data))** ($(pct $((tpack_code + tpack_data)) "$flash")) |"
+echo "| &nbsp;&nbsp;&nbsp;&nbsp;of which the C API layer (exported tpack_* functions and tpack_capi symbols, with what LTO inlined into them) | $capi_layer |"
+echo "| &nbsp;&nbsp;&nbsp;&nbsp;of which Rust's core::fmt (formatting for tpack_error_message) | $core_fmt |"
+echo "| &nbsp;&nbsp;of which Rust's compiler_builtins (from libtpack.a: memcpy, memset, memcmp, strlen, 64-bit division) | $(($(share builtins code) + $(share builtins data))) |"
+echo "| &nbsp;&nbsp;of which newlib-nano and libgcc (${clib_members:-nothing}) | $(($(share newlib code) + $(share newlib data) + $(share libgcc code) + $(share libgcc data))) |"
+echo "| &nbsp;&nbsp;of which the firmware's C code and strings (startup, semihosting, printf, main) | $(($(share firmware code) + $(share firmware data))) |"
+echo "| &nbsp;&nbsp;of which the model container (and its length word) | $(share model data) |"
+echo "| &nbsp;&nbsp;of which alignment padding | $(share fill code) |"
+echo "| RAM: .data + .bss | $static_ram |"
+echo "| &nbsp;&nbsp;of which the RAM copy for the corruption checks | $(sym ram_copy) |"
+echo "| &nbsp;&nbsp;of which the decoder's buffer (tpack_decoder_buffer_needed: ${needed:-?}) and state (TPACK_DECODER_SIZE) | $(sym decoder_buffer) + $(sym 'dec[.0-9]*') |"
+echo "| RAM: stack, reserved | $stack |"
+echo "| RAM: stack high-water mark (measured in QEMU) | ${high:-not measured} |"
