@@ -118,8 +118,9 @@ enum tpack_result
   TPACK_RESULT_NULL_ARGUMENT = 2,
   // An argument is out of range: a length above `PTRDIFF_MAX`.
   TPACK_RESULT_BAD_ARGUMENT = 3,
-  // Caller storage is too short to be usable at all: a decoder buffer shorter than a header
-  // (`TPACK_DECODER_MIN_BUFFER`), a message buffer of length 0.
+  // Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
+  // message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
+  // says (`tpack_error.value` is that length).
   TPACK_RESULT_SHORT_STORAGE = 4,
   // A handle or out-parameter is not aligned for its type (storage cast from a byte buffer).
   TPACK_RESULT_MISALIGNED_STORAGE = 5,

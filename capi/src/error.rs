@@ -23,8 +23,9 @@ pub enum tpack_result {
     TPACK_RESULT_NULL_ARGUMENT = 2,
     /// An argument is out of range: a length above `PTRDIFF_MAX`.
     TPACK_RESULT_BAD_ARGUMENT = 3,
-    /// Caller storage is too short to be usable at all: a decoder buffer shorter than a header
-    /// (`TPACK_DECODER_MIN_BUFFER`), a message buffer of length 0.
+    /// Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
+    /// message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
+    /// says (`tpack_error.value` is that length).
     TPACK_RESULT_SHORT_STORAGE = 4,
     /// A handle or out-parameter is not aligned for its type (storage cast from a byte buffer).
     TPACK_RESULT_MISALIGNED_STORAGE = 5,
@@ -355,7 +356,7 @@ pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
         9 => c"the decoder's buffer is too small for this stream",
         10 => c"the decoder was used after it finished",
         11 => c"tpack panicked (a bug)",
-        12 => c"the writer's output callback failed",
+        12 => c"a callback (the writer's output or seek, the decoder's event handler) failed",
         13 => c"the writer's bookkeeping is full",
         14 => c"the writer was used out of order, or a payload's length differs from its declaration",
         15 => c"an earlier error stopped the writer",
