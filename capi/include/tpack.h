@@ -47,6 +47,234 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Dtype `F64` (spec §4.1).
+#define TPACK_DTYPE_F64 1
+
+// Dtype `F32` (spec §4.1).
+#define TPACK_DTYPE_F32 2
+
+// Dtype `F16` (spec §4.1).
+#define TPACK_DTYPE_F16 3
+
+// Dtype `BF16` (spec §4.1).
+#define TPACK_DTYPE_BF16 4
+
+// Dtype `F8E4M3` (spec §4.1).
+#define TPACK_DTYPE_F8E4M3 5
+
+// Dtype `F8E5M2` (spec §4.1).
+#define TPACK_DTYPE_F8E5M2 6
+
+// Dtype `I64` (spec §4.1).
+#define TPACK_DTYPE_I64 7
+
+// Dtype `I32` (spec §4.1).
+#define TPACK_DTYPE_I32 8
+
+// Dtype `I16` (spec §4.1).
+#define TPACK_DTYPE_I16 9
+
+// Dtype `I8` (spec §4.1).
+#define TPACK_DTYPE_I8 10
+
+// Dtype `U64` (spec §4.1).
+#define TPACK_DTYPE_U64 11
+
+// Dtype `U32` (spec §4.1).
+#define TPACK_DTYPE_U32 12
+
+// Dtype `U16` (spec §4.1).
+#define TPACK_DTYPE_U16 13
+
+// Dtype `U8` (spec §4.1).
+#define TPACK_DTYPE_U8 14
+
+// Dtype `BOOL` (spec §4.1).
+#define TPACK_DTYPE_BOOL 15
+
+// Dtype `Q8_0` (spec §4.1).
+#define TPACK_DTYPE_Q8_0 16
+
+// Dtype `Q4_0` (spec §4.1).
+#define TPACK_DTYPE_Q4_0 17
+
+// Dtype `RAW` (spec §4.1).
+#define TPACK_DTYPE_RAW 18
+
+// Dtype `CONTAINER` (spec §4.1).
+#define TPACK_DTYPE_CONTAINER 19
+
+// Dtype `Q4_1` (spec §4.1).
+#define TPACK_DTYPE_Q4_1 20
+
+// Dtype `Q5_0` (spec §4.1).
+#define TPACK_DTYPE_Q5_0 21
+
+// Dtype `Q5_1` (spec §4.1).
+#define TPACK_DTYPE_Q5_1 22
+
+// Dtype `Q8_1` (spec §4.1).
+#define TPACK_DTYPE_Q8_1 23
+
+// Dtype `Q2_K` (spec §4.1).
+#define TPACK_DTYPE_Q2_K 24
+
+// Dtype `Q3_K` (spec §4.1).
+#define TPACK_DTYPE_Q3_K 25
+
+// Dtype `Q4_K` (spec §4.1).
+#define TPACK_DTYPE_Q4_K 26
+
+// Dtype `Q5_K` (spec §4.1).
+#define TPACK_DTYPE_Q5_K 27
+
+// Dtype `Q6_K` (spec §4.1).
+#define TPACK_DTYPE_Q6_K 28
+
+// Dtype `Q8_K` (spec §4.1).
+#define TPACK_DTYPE_Q8_K 29
+
+// Dtype `IQ2_XXS` (spec §4.1).
+#define TPACK_DTYPE_IQ2_XXS 30
+
+// Dtype `IQ2_XS` (spec §4.1).
+#define TPACK_DTYPE_IQ2_XS 31
+
+// Dtype `IQ3_XXS` (spec §4.1).
+#define TPACK_DTYPE_IQ3_XXS 32
+
+// Dtype `IQ1_S` (spec §4.1).
+#define TPACK_DTYPE_IQ1_S 33
+
+// Dtype `IQ4_NL` (spec §4.1).
+#define TPACK_DTYPE_IQ4_NL 34
+
+// Dtype `IQ3_S` (spec §4.1).
+#define TPACK_DTYPE_IQ3_S 35
+
+// Dtype `IQ2_S` (spec §4.1).
+#define TPACK_DTYPE_IQ2_S 36
+
+// Dtype `IQ4_XS` (spec §4.1).
+#define TPACK_DTYPE_IQ4_XS 37
+
+// Dtype `IQ1_M` (spec §4.1).
+#define TPACK_DTYPE_IQ1_M 38
+
+// Dtype `TQ1_0` (spec §4.1).
+#define TPACK_DTYPE_TQ1_0 39
+
+// Dtype `TQ2_0` (spec §4.1).
+#define TPACK_DTYPE_TQ2_0 40
+
+// Dtype `MXFP4` (spec §4.1).
+#define TPACK_DTYPE_MXFP4 41
+
+// Dtype `NVFP4` (spec §4.1).
+#define TPACK_DTYPE_NVFP4 42
+
+// Dtype `Q1_0` (spec §4.1).
+#define TPACK_DTYPE_Q1_0 43
+
+// Dtype `C64` (spec §4.1).
+#define TPACK_DTYPE_C64 48
+
+// Dtype `F8E8M0` (spec §4.1).
+#define TPACK_DTYPE_F8E8M0 49
+
+// Dtype `F8E4M3FNUZ` (spec §4.1).
+#define TPACK_DTYPE_F8E4M3FNUZ 50
+
+// Dtype `F8E5M2FNUZ` (spec §4.1).
+#define TPACK_DTYPE_F8E5M2FNUZ 51
+
+// Dtype `F4E2M1` (spec §4.1).
+#define TPACK_DTYPE_F4E2M1 52
+
+// Dtype `F6E2M3` (spec §4.1).
+#define TPACK_DTYPE_F6E2M3 53
+
+// Dtype `F6E3M2` (spec §4.1).
+#define TPACK_DTYPE_F6E3M2 54
+
+// Metadata type `u64` (spec §7.1).
+#define TPACK_META_U64 1
+
+// Metadata type `i64` (spec §7.1).
+#define TPACK_META_I64 2
+
+// Metadata type `f64` (spec §7.1).
+#define TPACK_META_F64 3
+
+// Metadata type `bool` (spec §7.1).
+#define TPACK_META_BOOL 4
+
+// Metadata type `string` (spec §7.1).
+#define TPACK_META_STRING 5
+
+// Metadata type `bytes` (spec §7.1).
+#define TPACK_META_BYTES 6
+
+// Metadata type `u64[]` (spec §7.1).
+#define TPACK_META_U64_ARRAY 7
+
+// Metadata type `i64[]` (spec §7.1).
+#define TPACK_META_I64_ARRAY 8
+
+// Metadata type `f64[]` (spec §7.1).
+#define TPACK_META_F64_ARRAY 9
+
+// Metadata type `string[]` (spec §7.1).
+#define TPACK_META_STRING_ARRAY 10
+
+// Metadata type `u8` (spec §7.1).
+#define TPACK_META_U8 11
+
+// Metadata type `i8` (spec §7.1).
+#define TPACK_META_I8 12
+
+// Metadata type `u16` (spec §7.1).
+#define TPACK_META_U16 13
+
+// Metadata type `i16` (spec §7.1).
+#define TPACK_META_I16 14
+
+// Metadata type `u32` (spec §7.1).
+#define TPACK_META_U32 15
+
+// Metadata type `i32` (spec §7.1).
+#define TPACK_META_I32 16
+
+// Metadata type `f32` (spec §7.1).
+#define TPACK_META_F32 17
+
+// Metadata type `u8[]` (spec §7.1).
+#define TPACK_META_U8_ARRAY 18
+
+// Metadata type `i8[]` (spec §7.1).
+#define TPACK_META_I8_ARRAY 19
+
+// Metadata type `u16[]` (spec §7.1).
+#define TPACK_META_U16_ARRAY 20
+
+// Metadata type `i16[]` (spec §7.1).
+#define TPACK_META_I16_ARRAY 21
+
+// Metadata type `u32[]` (spec §7.1).
+#define TPACK_META_U32_ARRAY 22
+
+// Metadata type `i32[]` (spec §7.1).
+#define TPACK_META_I32_ARRAY 23
+
+// Metadata type `f32[]` (spec §7.1).
+#define TPACK_META_F32_ARRAY 24
+
+// Metadata type `bool[]` (spec §7.1).
+#define TPACK_META_BOOL_ARRAY 25
+
+// Metadata type `array[]` (spec §7.1).
+#define TPACK_META_ARRAY_ARRAY 26
+
 // Bytes of caller storage a container handle needs (on every target: the header is the same for all; a
 // 32-bit target uses about half).
 #define TPACK_CONTAINER_SIZE 160

@@ -37,6 +37,7 @@
 extern crate std;
 
 mod boundary;
+mod codes;
 mod container;
 mod decoder;
 mod error;
@@ -45,6 +46,7 @@ mod names;
 mod writer;
 
 pub use boundary::{tpack_bytes, tpack_str};
+pub use codes::*;
 pub use container::*;
 pub use decoder::*;
 pub use error::*;

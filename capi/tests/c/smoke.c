@@ -464,17 +464,17 @@ static int32_t file_seek(void *user, int64_t offset, int32_t whence, uint64_t *o
 static void write_sample(tpack_writer *writer, bool open_ended) {
     tpack_error err;
     const uint64_t dims[2] = {2, 3};
-    tpack_entry_decl w = {{"w", 1}, dims, 2, 0, 0, 14 /* U8 */, false, false};
-    tpack_entry_decl boot = {{"boot", 4}, (const uint64_t[]){4}, 1, 0x20000000u, 4, 18 /* RAW */, true, open_ended};
+    tpack_entry_decl w = {{"w", 1}, dims, 2, 0, 0, TPACK_DTYPE_U8, false, false};
+    tpack_entry_decl boot = {{"boot", 4}, (const uint64_t[]){4}, 1, 0x20000000u, 4, TPACK_DTYPE_RAW, true, open_ended};
     CHECK_RESULT(tpack_writer_declare(writer, &w, &err), TPACK_RESULT_OK);
     CHECK_RESULT(tpack_writer_declare(writer, &boot, &err), TPACK_RESULT_OK);
     const uint8_t layers[8] = {12, 0, 0, 0, 0, 0, 0, 0};
-    CHECK_RESULT(tpack_writer_metadata(writer, "layers", 6, 1 /* u64 */, layers, 8, &err), TPACK_RESULT_OK);
-    CHECK_RESULT(tpack_writer_metadata(writer, "arch", 4, 5 /* string */, (const uint8_t *)"mlp", 3, &err),
+    CHECK_RESULT(tpack_writer_metadata(writer, "layers", 6, TPACK_META_U64, layers, 8, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_metadata(writer, "arch", 4, TPACK_META_STRING, (const uint8_t *)"mlp", 3, &err),
                  TPACK_RESULT_OK);
     /* string[]: each item a uint32_t little-endian length, then its bytes. */
     const uint8_t names[] = {2, 0, 0, 0, 'u', 'p', 4, 0, 0, 0, 'd', 'o', 'w', 'n'};
-    CHECK_RESULT(tpack_writer_metadata(writer, "layer.names", 11, 10, names, sizeof names, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_writer_metadata(writer, "layer.names", 11, TPACK_META_STRING_ARRAY, names, sizeof names, &err), TPACK_RESULT_OK);
     const uint8_t payload[6] = {1, 2, 3, 4, 5, 6};
     CHECK_RESULT(tpack_writer_write(writer, payload, 2, &err), TPACK_RESULT_OK);
     CHECK_RESULT(tpack_writer_write(writer, payload + 2, 4, &err), TPACK_RESULT_OK);

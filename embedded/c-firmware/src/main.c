@@ -30,10 +30,9 @@
 extern const uint8_t tpack_model[];
 extern const uint32_t tpack_model_len;
 
-/* Dtype codes of spec/FORMAT.md §4.1 (tpack.h has no constants for them); checked against tpack_dtype_name at
-   boot. */
-#define DTYPE_F32 2u
-#define DTYPE_I8 10u
+/* The dtype codes of spec/FORMAT.md §4.1 from tpack.h; checked against tpack_dtype_name at boot. */
+#define DTYPE_F32 ((unsigned) TPACK_DTYPE_F32)
+#define DTYPE_I8 ((unsigned) TPACK_DTYPE_I8)
 
 /* Most inputs, hidden units and outputs the fixed-size buffers hold (tiny_mlp::MAX_WIDTH). */
 #define MAX_WIDTH 32u
