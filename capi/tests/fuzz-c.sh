@@ -41,7 +41,8 @@ libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
     -I "$capi/include" "$capi/tests/c/fuzz_capi.c" "$work/cargo/$host/release/libtpack_capi.a" $libs \
     -o "$work/fuzz_capi"
 
-# Seeds: every vector as one chunk (plan 0), in 7-byte chunks, byte by byte, and in chunks of varying size.
+# Seeds: every vector as one chunk (plan 0), in 7-byte chunks, byte by byte, and in chunks of varying size
+# (1 to 64 bytes); and as one chunk and in 7-byte chunks with the header checksum fixed up after mutation.
 corpus="$work/corpus"
 seeds="$work/seeds"
 rm -rf "$seeds"
@@ -51,7 +52,9 @@ for f in "$root"/spec/vectors/*/*.tpack; do
     { printf '\000'; cat "$f"; } >"$seeds/$n-whole"
     { printf '\007'; cat "$f"; } >"$seeds/$n-by7"
     { printf '\001'; cat "$f"; } >"$seeds/$n-by1"
-    { printf '\277'; cat "$f"; } >"$seeds/$n-varying"
+    { printf '\177'; cat "$f"; } >"$seeds/$n-varying"
+    { printf '\200'; cat "$f"; } >"$seeds/$n-whole-fixcrc"
+    { printf '\207'; cat "$f"; } >"$seeds/$n-by7-fixcrc"
 done
 
 log="$work/fuzz.log"
