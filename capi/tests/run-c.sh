@@ -1,11 +1,13 @@
 #!/bin/sh
 # Builds the static library, compiles capi/tests/c/smoke.c against include/tpack.h with AddressSanitizer and
-# UBSan, and runs it over every vector of spec/vectors (the list comes from spec/vectors/manifest.json).
+# UBSan, and runs it over every vector of spec/vectors (the list comes from spec/vectors/manifest.json). Then
+# the same with clang, when clang is installed and is not already $CC; then the C++ test
+# capi/tests/c/smoke.cpp (C++17) with $CXX (default g++), and with clang++ when it is installed.
 #
-#   capi/tests/run-c.sh            from anywhere in the repository
-#   CC=clang capi/tests/run-c.sh   another compiler
+#   capi/tests/run-c.sh                           from anywhere in the repository
+#   CC=clang capi/tests/run-c.sh                  another compiler (CXX=clang++ for the C++ test)
 #
-# Needs cargo, a C compiler with -fsanitize=address,undefined (gcc or clang) and jq.
+# Needs cargo, a C and a C++ compiler with -fsanitize=address,undefined (gcc or clang) and jq.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,8 +28,31 @@ jq -r '.vectors[] | if .valid
 # The libraries a Rust staticlib needs from the system (what `rustc --print native-static-libs` lists on
 # Linux).
 libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
-"$cc" -std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -fno-omit-frame-pointer \
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+sanitize="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+"$cc" -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
     -I "$capi/include" "$capi/tests/c/smoke.c" "$out/libtpack.a" $libs -o "$out/smoke"
 
 "$out/smoke" "$out/vectors.list" "$root/spec/vectors"
+
+# clang as well, for its other warnings and its own sanitizers (skipped when $CC is clang already).
+if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
+    clang -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+        -I "$capi/include" "$capi/tests/c/smoke.c" "$out/libtpack.a" $libs -o "$out/smoke-clang"
+    printf 'clang: '
+    "$out/smoke-clang" "$out/vectors.list" "$root/spec/vectors"
+else
+    echo "run-c.sh: clang not installed (or already \$CC): no second C compiler"
+fi
+
+# C++: the header used from C++17 code (smoke.cpp), with g++ (or $CXX) and with clang++.
+cxx=${CXX:-g++}
+"$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic $sanitize \
+    -I "$capi/include" "$capi/tests/c/smoke.cpp" "$out/libtpack.a" $libs -o "$out/smoke-cpp"
+printf '%s: ' "$cxx"
+"$out/smoke-cpp" "$root/spec/vectors"
+if command -v clang++ >/dev/null && [ "$(basename "$cxx")" != clang++ ]; then
+    clang++ -std=c++17 -Wall -Wextra -Werror -pedantic $sanitize \
+        -I "$capi/include" "$capi/tests/c/smoke.cpp" "$out/libtpack.a" $libs -o "$out/smoke-cpp-clang"
+    printf 'clang++: '
+    "$out/smoke-cpp-clang" "$root/spec/vectors"
+fi
