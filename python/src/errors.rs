@@ -90,8 +90,13 @@ pub fn format_error(
 /// An `OSError` for `error` about `path` (its errno picks the subclass: `FileNotFoundError`, …).
 pub fn os_error(error: &std::io::Error, path: Option<&std::path::Path>) -> PyErr {
     let message = error.to_string();
+    // `Display` ends in " (os error N)", which Python's own OSError text says as "[Errno N]".
+    let message = match message.rfind(" (os error ") {
+        Some(cut) if message.ends_with(')') => message.get(..cut).unwrap_or(&message).to_owned(),
+        _ => message,
+    };
     match (error.raw_os_error(), path) {
-        (Some(errno), Some(path)) => PyOSError::new_err((errno, message, path.to_path_buf())),
+        (Some(errno), Some(path)) => PyOSError::new_err((errno, message, path.as_os_str().to_os_string())),
         (Some(errno), None) => PyOSError::new_err((errno, message)),
         (None, _) => PyOSError::new_err(message),
     }
