@@ -58,10 +58,7 @@ fn packing_tuple(packing: Packing) -> (&'static str, u64, u64) {
 /// Every dtype this build knows: `(code, name, packing)` in code order, for the Python side's tables.
 #[pyfunction]
 pub fn dtype_info() -> Vec<(u16, &'static str, (&'static str, u64, u64))> {
-    Dtype::ALL
-        .iter()
-        .filter_map(|d| Some((d.code(), d.name()?, packing_tuple(d.packing()?))))
-        .collect()
+    Dtype::ALL.iter().filter_map(|d| Some((d.code(), d.name()?, packing_tuple(d.packing()?)))).collect()
 }
 
 impl NativeContainer {
@@ -156,8 +153,9 @@ impl NativeContainer {
         let parsed = self.parsed()?;
         let container = parsed.container();
         let e = Self::entry_at(&container, position)?;
-        PayloadView::new(Arc::clone(parsed.owner()), e.payload(), typestr, shape)
-            .ok_or_else(|| PyValueError::new_err("the view's type and shape do not cover the payload exactly"))
+        PayloadView::new(Arc::clone(parsed.owner()), e.payload(), typestr, shape).ok_or_else(|| {
+            PyValueError::new_err("the view's type and shape do not cover the payload exactly")
+        })
     }
 
     /// The container entry `position` holds, sharing these bytes.

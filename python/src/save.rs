@@ -11,7 +11,9 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tpack::embedded_io::Write;
-use tpack::{AtomicFile, Dtype, EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer};
+use tpack::{
+    AtomicFile, Dtype, EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer,
+};
 
 use crate::errors::{format_error, os_error, Kind};
 use crate::meta::{Lowering, Owned};
@@ -42,7 +44,9 @@ fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl F
         Failure::Python(e) => e,
         Failure::Write(WriteError::Io(e)) => io(e),
         Failure::Write(WriteError::Format(e)) => format_error(py, e, Kind::Format, None, None),
-        Failure::Write(WriteError::TooLarge) => PyOverflowError::new_err(WriteError::<E>::TooLarge.to_string()),
+        Failure::Write(WriteError::TooLarge) => {
+            PyOverflowError::new_err(WriteError::<E>::TooLarge.to_string())
+        }
         Failure::Write(other) => PyValueError::new_err(other.to_string()),
     }
 }

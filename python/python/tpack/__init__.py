@@ -21,7 +21,7 @@ writable; copy it with ``.clone()`` before writing to it). Details: ``docs/pytho
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -73,6 +73,7 @@ class Entry:
     checksum: int
     position: int
     block: Optional[Tuple[int, int]]
+    _packing: Optional[Tuple[str, int, int]] = field(default=None, repr=False, compare=False)
 
 
 class Typed(NamedTuple):
@@ -91,7 +92,7 @@ def _entry(info: tuple) -> Entry:
     position, name, code, dtype, shape, offset, nbytes, alignment, target, checksum, packing = info
     block = (packing[1], packing[2]) if packing is not None and packing[0] == "block" else None
     return Entry(name, dtype if dtype is not None else code, tuple(shape), offset, nbytes, alignment, target,
-                 checksum, position, block)
+                 checksum, position, block, packing)
 
 
 class TensorSlice:
@@ -229,8 +230,7 @@ class Container:
         return [_entry(self._native.entry(i)) for i in range(len(self))]
 
     def _view_spec(self, e: Entry):
-        info = self._native.entry(e.position)
-        return _dtypes.view_spec(e.dtype if isinstance(e.dtype, str) else "", e.shape, e.nbytes, info[10])
+        return _dtypes.view_spec(e.dtype if isinstance(e.dtype, str) else "", e.shape, e.nbytes, e._packing)
 
     def get(self, name: str) -> np.ndarray:
         """Entry ``name`` as a read-only numpy array viewing the payload in place (no copy).
