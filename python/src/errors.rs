@@ -88,16 +88,34 @@ pub fn format_error(
 }
 
 /// An `OSError` for `error` about `path` (its errno picks the subclass: `FileNotFoundError`, …).
+///
+/// Some errors carry no errno of their own (tempfile wraps the OS error to add the temporary file's path);
+/// for those the common kinds get theirs back, so that `FileNotFoundError` and `PermissionError` still come out.
 pub fn os_error(error: &std::io::Error, path: Option<&std::path::Path>) -> PyErr {
-    let message = error.to_string();
+    use std::io::ErrorKind;
+    let errno = error.raw_os_error().or(match error.kind() {
+        ErrorKind::NotFound => Some(ENOENT),
+        ErrorKind::PermissionDenied => Some(EACCES),
+        ErrorKind::AlreadyExists => Some(EEXIST),
+        _ => None,
+    });
+    let message = match errno {
+        Some(n) => std::io::Error::from_raw_os_error(n).to_string(),
+        None => error.to_string(),
+    };
     // `Display` ends in " (os error N)", which Python's own OSError text says as "[Errno N]".
     let message = match message.rfind(" (os error ") {
         Some(cut) if message.ends_with(')') => message.get(..cut).unwrap_or(&message).to_owned(),
         _ => message,
     };
-    match (error.raw_os_error(), path) {
+    match (errno, path) {
         (Some(errno), Some(path)) => PyOSError::new_err((errno, message, path.as_os_str().to_os_string())),
         (Some(errno), None) => PyOSError::new_err((errno, message)),
         (None, _) => PyOSError::new_err(message),
     }
 }
+
+/// The POSIX errno values of the kinds `os_error` restores (the same on every Unix and in Windows' CRT).
+const ENOENT: i32 = 2;
+const EACCES: i32 = 13;
+const EEXIST: i32 = 17;

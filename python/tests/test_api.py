@@ -104,3 +104,39 @@ def test_help_reads_well():
     for fn in (tpack.save, tpack.load, tpack.dequantize, tpack.Container.get, tpack.Container.verify):
         assert fn.__doc__ and len(fn.__doc__) > 80, fn
     assert "ml_dtypes" in tpack.Container.get.__doc__ and "torch.from_numpy" in tpack.__doc__
+
+
+def test_the_native_view_refuses_what_would_leave_the_payload(c):
+    """numpy trusts an array interface, so the extension checks type and shape against the payload's length."""
+    native = c._native
+    position = c.entry("w").position
+    assert np.asarray(native.payload(position, "<f4", [24])).sum() == sum(range(24))
+    for typestr, shape in [("<f4", [25]), ("<f4", [2**62, 4]), ("<f8", [24]), ("|O8", [12]), (">f4", [24]),
+                           ("<f", [24]), ("", [96]), ("<V4", [24])]:
+        with pytest.raises(ValueError):
+            native.payload(position, typestr, shape)
+    with pytest.raises(IndexError):
+        native.payload(99, "|u1", [0])
+
+
+def test_writing_errors_name_their_cause(tmp_path):
+    with pytest.raises(FileNotFoundError) as info:
+        tpack.save(tmp_path / "missing" / "m.tpack", {"w": np.ones(2)})
+    assert info.value.filename == str(tmp_path / "missing" / "m.tpack")
+    with pytest.raises(tpack.FormatError) as info:
+        tpack.save_bytes({}, metadata={"": 1})
+    assert info.value.rule == "R42"
+    with pytest.raises(tpack.FormatError) as info:
+        tpack.save_bytes({"x" * 1025: np.ones(1)})
+    assert info.value.rule == "R17"
+
+
+def test_verify_with_progress_still_raises_for_damage():
+    data = bytearray(tpack.save_bytes({"a": np.ones(8, np.float32), "b": np.ones(8, np.float32)}))
+    with tpack.open_bytes(bytes(data)) as c:
+        data[c.entry("b").offset + 3] ^= 0x10
+    seen = []
+    with tpack.open_bytes(bytes(data)) as c:
+        with pytest.raises(tpack.IntegrityError) as info:
+            c.verify(progress=lambda done, total: seen.append(done))
+    assert info.value.rule == "R50" and info.value.entry_name == "b" and seen
