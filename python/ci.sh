@@ -8,6 +8,9 @@ VENV=target/python-ci-venv
 WHEELS=target/python-wheels
 PIP=(--quiet --disable-pip-version-check)
 
+# The binding's own lints (the root's clippy covers the default members only, which leave python/ out).
+cargo clippy -q -p tpack-python --all-targets -- -D warnings
+
 rm -rf "$VENV" "$WHEELS"
 python3 -m venv "$VENV"
 "$VENV/bin/pip" install "${PIP[@]}" maturin==1.9.6

@@ -140,3 +140,11 @@ def test_verify_with_progress_still_raises_for_damage():
         with pytest.raises(tpack.IntegrityError) as info:
             c.verify(progress=lambda done, total: seen.append(done))
     assert info.value.rule == "R50" and info.value.entry_name == "b" and seen
+
+
+def test_close_during_a_call_on_the_same_container_is_refused(c):
+    """What another thread's close() meets while a call runs: a refusal, never a map closed under the call."""
+    with pytest.raises(RuntimeError):
+        c.verify(progress=lambda done, total: c.close())
+    assert not c.closed
+    c.verify()

@@ -144,6 +144,10 @@ def test_bad_tensors_are_refused(tmp_path):
         tpack.save_bytes({"q": tpack.Typed("Q8_0", np.zeros((2, 33), np.uint8))})
     with pytest.raises(ValueError):
         tpack.save_bytes({"q": tpack.Typed("NOPE", np.zeros(2, np.uint8))})
+    for dtype, data in [("F32", np.zeros(4, np.uint8)), ("RAW", np.zeros((2, 2), np.uint8)),
+                        ("RAW", np.zeros(2, np.uint16)), ("Q8_0", np.zeros((1, 17), np.uint16))]:
+        with pytest.raises(ValueError):
+            tpack.save_bytes({"t": tpack.Typed(dtype, data)})
 
 
 def test_a_failed_save_leaves_the_old_file(tmp_path, monkeypatch):

@@ -357,7 +357,7 @@ def _plan(tensors: Mapping[str, Any], alignment: int):
             raise TypeError(f"tensor names must be str, not {type(name).__name__}")
         if isinstance(value, Typed):
             dtype, array = value.dtype, np.asarray(value.array)
-            shape = _dtypes.logical_shape(dtype, array.shape)
+            shape = _dtypes.logical_shape(dtype, array.shape, array.dtype.itemsize)
         else:
             array = np.asarray(value)
             if array.dtype.byteorder == ">":

@@ -89,13 +89,23 @@ def view_spec(dtype: str, shape: Tuple[int, ...], nbytes: int, packing) -> Tuple
     return "|u1", (nbytes,), None
 
 
-def logical_shape(dtype: str, array_shape: Tuple[int, ...]) -> Tuple[int, ...]:
-    """The tpack shape of an array of dtype ``dtype`` laid out as :func:`view_spec` gives it (for saving)."""
+def logical_shape(dtype: str, array_shape: Tuple[int, ...], itemsize: int) -> Tuple[int, ...]:
+    """The tpack shape of an array of dtype ``dtype`` laid out as :func:`view_spec` gives it (for saving).
+
+    Raises:
+        ValueError: an unknown dtype, or an array whose element width or layout does not fit it.
+    """
     if dtype not in INFO:
         raise ValueError(f"unknown tpack dtype {dtype!r}")
     kind, elems, block_bytes = INFO[dtype][1]
+    if kind == "element" and itemsize != block_bytes:
+        raise ValueError(f"{dtype} has {block_bytes}-byte elements; the array's are {itemsize} bytes")
+    if kind == "bytes" and (itemsize != 1 or len(array_shape) != 1):
+        raise ValueError(f"{dtype} data must be a 1-D array of bytes")
     if kind != "block":
         return array_shape
+    if itemsize != 1:
+        raise ValueError(f"{dtype} data must be uint8 rows of whole {block_bytes}-byte blocks")
     if len(array_shape) == 0 or array_shape[-1] % block_bytes:
         raise ValueError(
             f"{dtype} data must be uint8 rows of whole {block_bytes}-byte blocks; the last dimension is "
