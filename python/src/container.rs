@@ -158,6 +158,17 @@ impl NativeContainer {
         })
     }
 
+    /// Asks the kernel to read entry `position`'s pages ahead of use (`madvise(MADV_WILLNEED)`); nothing for
+    /// a container in memory.
+    fn prefetch(&self, position: usize) -> PyResult<()> {
+        let parsed = self.parsed()?;
+        let entry = Self::entry_at(&parsed.container(), position)?;
+        match &**parsed.owner() {
+            Bytes::Mapped(file) => file.prefetch(&entry).map_err(|e| os_error(&e, None)),
+            Bytes::Heap(_) => Ok(()),
+        }
+    }
+
     /// The container entry `position` holds, sharing these bytes.
     fn nested(&self, position: usize) -> PyResult<NativeContainer> {
         let parsed = self.parsed()?;

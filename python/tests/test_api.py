@@ -148,3 +148,15 @@ def test_close_during_a_call_on_the_same_container_is_refused(c):
         c.verify(progress=lambda done, total: c.close())
     assert not c.closed
     c.verify()
+
+
+def test_prefetch_hints_and_refuses_unknown_names(tmp_path, c):
+    path = tmp_path / "m.tpack"
+    tpack.save(path, {"w": np.ones(100000, np.float32), "e": np.ones(0, np.float32)})
+    with tpack.open(path) as f:
+        f.prefetch("w")
+        f.prefetch("e")  # an empty payload: nothing to ask for
+        with pytest.raises(KeyError):
+            f.prefetch("nope")
+        assert f.get("w").sum() == 100000
+    c.prefetch("w")  # in memory: a no-op

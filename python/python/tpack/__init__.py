@@ -271,6 +271,15 @@ class Container:
         """A :class:`TensorSlice` of entry ``name``: index it to read part of a huge tensor."""
         return TensorSlice(self, self.entry(name))
 
+    def prefetch(self, name: str) -> None:
+        """Asks the kernel to start reading entry ``name``'s pages from disk (``madvise(MADV_WILLNEED)``), so
+        that a later read of the array waits less; a no-op for a container in memory.
+
+        Raises:
+            KeyError: no entry has this name.
+        """
+        self._native.prefetch(self._position(name))
+
     def nested(self, name: str) -> "Container":
         """The container held by ``CONTAINER`` entry ``name``, sharing this one's map (validated with it).
 
