@@ -18,8 +18,8 @@ use tpack::{
 use crate::errors::{format_error, os_error, Kind};
 use crate::meta::{Lowering, Owned};
 
-/// One declared entry: name, dtype name, shape, alignment.
-type Decl = (String, String, Vec<u64>, u32);
+/// One declared entry: name, dtype name, shape, alignment, load address.
+type Decl = (String, String, Vec<u64>, u32, Option<u64>);
 
 /// Why writing stopped: the writer refused, or Python code (the chunk iterator) raised.
 enum Failure<E> {
@@ -58,10 +58,12 @@ fn feed<S: Write, M: Mode>(
     metadata: &[(String, Owned)],
     chunks: &Bound<'_, PyAny>,
 ) -> Result<(), Failure<S::Error>> {
-    for (name, dtype, shape, alignment) in entries {
+    for (name, dtype, shape, alignment, target) in entries {
         let dtype = Dtype::from_name(dtype)
             .ok_or_else(|| PyValueError::new_err(format!("unknown tpack dtype {dtype:?}")))?;
-        w.declare(EntryDecl::new(name, dtype, shape).with_alignment(*alignment))?;
+        let mut decl = EntryDecl::new(name, dtype, shape).with_alignment(*alignment);
+        decl.target = *target;
+        w.declare(decl)?;
     }
     let lowering = Lowering::default();
     for (key, value) in metadata {

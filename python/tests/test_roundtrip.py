@@ -208,3 +208,20 @@ def test_tpack_verify_accepts_what_save_wrote(tmp_path, cli):
         with pytest.raises(tpack.IntegrityError) as info:
             f.verify()
         assert info.value.rule == "R50" and info.value.entry_name == "F32"
+
+
+def test_a_container_copies_with_its_dtypes_through_typed():
+    with tpack.open(__import__("conftest").VECTORS / "valid" / "example.tpack") as f:
+        copy = tpack.open_bytes(tpack.save_bytes({e.name: tpack.Typed(e.dtype, f.get(e.name), e.target)
+                                                  for e in f.entries()}))
+        assert any(e.target is not None for e in f.entries())
+        for e in f.entries():
+            got = copy.entry(e.name)
+            assert (got.dtype, got.shape, got.target) == (e.dtype, e.shape, e.target)
+            assert bits(copy.get(e.name)) == bits(f.get(e.name))
+
+
+def test_a_target_that_overflows_is_refused():
+    with pytest.raises(tpack.FormatError) as info:
+        tpack.save_bytes({"r": tpack.Typed("RAW", np.zeros(16, np.uint8), 2**64 - 8)})
+    assert info.value.rule == "R32"

@@ -81,11 +81,12 @@ class Typed(NamedTuple):
 
     For a block dtype, ``array`` is uint8 rows of whole blocks (as ``Container.get`` returns them); for a plain
     dtype, any array of the same element width (a uint16 array as ``"BF16"``, say); for ``RAW`` and
-    ``CONTAINER``, 1-D uint8.
+    ``CONTAINER``, 1-D uint8. ``target``, if given, is the entry's load address (spec §4).
     """
 
     dtype: str
     array: np.ndarray
+    target: Optional[int] = None
 
 
 def _entry(info: tuple) -> Entry:
@@ -364,7 +365,9 @@ def _plan(tensors: Mapping[str, Any], alignment: int):
     for name, value in tensors.items():
         if not isinstance(name, str):
             raise TypeError(f"tensor names must be str, not {type(name).__name__}")
+        target = None
         if isinstance(value, Typed):
+            target = None if value.target is None else int(value.target)
             dtype, array = value.dtype, np.asarray(value.array)
             shape = _dtypes.logical_shape(dtype, array.shape, array.dtype.itemsize)
         else:
@@ -373,7 +376,7 @@ def _plan(tensors: Mapping[str, Any], alignment: int):
                 array = array.astype(array.dtype.newbyteorder("<"))
             dtype = _dtypes.from_numpy(array.dtype)
             shape = array.shape
-        decls.append((name, dtype, [int(d) for d in shape], int(alignment)))
+        decls.append((name, dtype, [int(d) for d in shape], int(alignment), target))
         arrays.append(array)
     return decls, arrays
 

@@ -44,12 +44,12 @@ def open_bytes(data: bytes) -> NativeContainer: ...
 def dtype_info() -> List[Tuple[int, str, _Packing]]: ...
 def write_file(
     path: Union[str, PathLike],
-    entries: List[Tuple[str, str, List[int], int]],
+    entries: List[Tuple[str, str, List[int], int, Optional[int]]],
     metadata: List[Tuple[str, Tuple[str, Any]]],
     chunks: Iterable[Optional[bytes]],
 ) -> None: ...
 def write_bytes(
-    entries: List[Tuple[str, str, List[int], int]],
+    entries: List[Tuple[str, str, List[int], int, Optional[int]]],
     metadata: List[Tuple[str, Tuple[str, Any]]],
     chunks: Iterable[Optional[bytes]],
 ) -> bytes: ...
