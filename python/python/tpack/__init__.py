@@ -30,7 +30,7 @@ from . import _dtypes, _meta, _native, _quant
 from ._errors import FormatError, IntegrityError, TpackError
 
 __all__ = [
-    "open", "load", "load_bytes", "save", "save_bytes", "dequantize",
+    "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize",
     "Container", "Entry", "TensorSlice", "Typed",
     "TpackError", "FormatError", "IntegrityError",
     "DEFAULT_ALIGNMENT",
@@ -155,7 +155,6 @@ class Container:
     def __init__(self, native: "_native.NativeContainer", path: Optional[str] = None) -> None:
         self._native = native
         self._path = path
-        self._positions: Optional[Dict[str, int]] = None
 
     # -- lifetime --------------------------------------------------------------------------------------
     def close(self) -> None:

@@ -10,7 +10,7 @@ from . import _native
 
 try:  # BF16 and the FP8 types have numpy dtypes only through ml_dtypes.
     import ml_dtypes as _ml
-except ImportError:  # pragma: no cover - exercised by the CI's run without ml_dtypes only when installed so
+except ImportError:  # then they read as same-width unsigned integers (tested by patching `_ml`)
     _ml = None
 
 #: ``name -> (code, (kind, block elements, block bytes))`` for every dtype this build knows.
