@@ -12,7 +12,9 @@ Every figure is a ratio against a baseline measured in the same run on the same 
   read from its `RESULT {json}` lines;
 - `tests/zero_alloc.rs`, the counting-allocator test that asserts parsing allocates nothing;
 - `benches/convert.py` (`tpack convert` of 1 GiB inputs against `cp` + `sync`), read from
-  target/bench-convert.json; run with `$TPACK_PYTHON` (or this Python) when it has gguf, safetensors and numpy.
+  target/bench-convert.json; run with `$TPACK_PYTHON` (or this Python) when it has gguf, safetensors and numpy;
+- `benches/python_read.py` (the Python package reading a 592 MiB checkpoint against safetensors), read from
+  target/bench-python-read.json; run with the venv of `python/ci.sh` when it exists.
 """
 
 import datetime
@@ -28,6 +30,9 @@ CRITERION = os.path.join(ROOT, "target", "criterion")
 MEMORY_LOG = os.path.join(ROOT, "target", "bench-memory.log")
 ALLOC_LOG = os.path.join(ROOT, "target", "bench-zero-alloc.log")
 CONVERT_JSON = os.path.join(ROOT, "target", "bench-convert.json")
+PYTHON_READ_JSON = os.path.join(ROOT, "target", "bench-python-read.json")
+# The venv `python/ci.sh` makes: the tpack-weights wheel, safetensors and numpy.
+PYTHON_VENV = os.path.join(ROOT, "target", "python-ci-venv", "bin", "python")
 
 
 def run(cmd, log=None):
@@ -115,6 +120,27 @@ CONVERT_INTRO = [
     "",
 ]
 
+PYTHON_READ_INTRO = [
+    "## Python: every tensor of a 592 MiB checkpoint as numpy, against safetensors",
+    "",
+    "`benches/python_read.py` writes 325 tensors (592 MiB: 36 layers of four 512×512 and three 512×2048 F32",
+    "matrices and two norms, and a 16384×512 F16 embedding) with numpy and PyPI `safetensors`",
+    "(`safetensors.numpy.save_file`), converts them with `tpack convert`, and reads every tensor as a numpy array",
+    "with each reader, from the page cache. Each job runs in a fresh interpreter (imports not timed); the jobs",
+    "are interleaved over the repetitions, and the median is shown. safetensors' numpy path copies every tensor",
+    "out of its map into new memory; tpack hands out read-only views of its map. The `+ sum` rows also read every",
+    "element, which is what using the weights costs: page faults on the map for tpack, the copy for",
+    "safetensors. Memory: peak RSS (`VmHWM`, which counts mapped file pages touched, shared with the page cache)",
+    "and anonymous RSS with every array alive (what the reader allocated).",
+    "",
+]
+
+PYTHON_READ_OUTRO = [
+    "Goal: at least 5× faster than `safe_open` + `get_tensor` for getting every tensor, with no copy (anonymous",
+    "memory flat). Command: `python/ci.sh && target/python-ci-venv/bin/python benches/python_read.py`.",
+    "",
+]
+
 CONVERT_OUTRO = [
     "Goal: convert at least 0.9× the speed of `cp` (time ratio at most 1.11×), under 32 MiB anonymous memory.",
     "Command: `cargo build --release -p tpack-cli && python3 benches/convert.py` (needs gguf, safetensors, numpy;",
@@ -183,6 +209,10 @@ def main():
             run([python, "benches/convert.py", "--json", CONVERT_JSON])
         else:
             print(f"skipping benches/convert.py: {python} lacks gguf, safetensors or numpy (set TPACK_PYTHON)")
+        if os.path.exists(PYTHON_VENV):
+            run([PYTHON_VENV, "benches/python_read.py", "--json", PYTHON_READ_JSON])
+        else:
+            print("skipping benches/python_read.py: run python/ci.sh first (it makes target/python-ci-venv)")
     c = criterion_results()
     m = memory_results()
     alloc_ok = "test result: ok" in open(ALLOC_LOG).read()
@@ -398,6 +428,18 @@ def main():
         worst = max(r["ratio"] for r in results)
         peak = max(r["peak_anon_kib"] for r in results)
         headline.append(("`tpack convert` of 1 GiB vs `cp` + `sync`", f"{worst:.2f}× the time; {peak:,} KiB anonymous memory"))
+
+    if os.path.exists(PYTHON_READ_JSON):
+        sys.path.insert(0, os.path.join(ROOT, "benches"))
+        import python_read  # noqa: E402  (benches/python_read.py)
+
+        with open(PYTHON_READ_JSON) as f:
+            results = json.load(f)
+        lines += PYTHON_READ_INTRO + [python_read.table(results), ""] + PYTHON_READ_OUTRO
+        jobs = results["jobs"]
+        ratio = jobs["st_safe_open"]["seconds"] / jobs["tpack_get"]["seconds"]
+        headline.append(("Python: get every tensor of 592 MiB as numpy",
+                         f"{ratio:.0f}× faster than safetensors `safe_open` + `get_tensor`; no copy"))
 
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")

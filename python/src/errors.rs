@@ -1,0 +1,121 @@
+//! Turning the core's errors into the Python exceptions of `tpack/_errors.py`.
+//!
+//! The exception classes are plain Python classes (attributes, docstrings, pickling); this module only
+//! gathers the fields and calls `tpack._errors._from_native`.
+
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use tpack::{Container, Error};
+
+/// Which family an error belongs to: a structural rule (found on open), or payload integrity (R37, R50: found
+/// by `verify`).
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Format,
+    Integrity,
+}
+
+/// The entry an error names, if it names one (an index into the table of the container that broke the rule).
+fn entry_of(error: &Error) -> Option<u32> {
+    match *error {
+        Error::NameBounds { entry }
+        | Error::NamePoolLayout { entry }
+        | Error::NameLength { entry, .. }
+        | Error::NameUtf8 { entry }
+        | Error::DuplicateName { entry }
+        | Error::UnknownDtype { entry, .. }
+        | Error::RankTooLarge { entry, .. }
+        | Error::UnusedDimNonZero { entry, .. }
+        | Error::ShapeOverflow { entry }
+        | Error::BlockShape { entry }
+        | Error::ByteShape { entry }
+        | Error::LengthMismatch { entry, .. }
+        | Error::BadAlignment { entry, .. }
+        | Error::Misaligned { entry, .. }
+        | Error::EntryFlags { entry }
+        | Error::TargetOverflow { entry }
+        | Error::PayloadBounds { entry }
+        | Error::PayloadOrder { entry }
+        | Error::PayloadOverlap { entry }
+        | Error::PaddingNotMinimal { entry }
+        | Error::NestingTooDeep { entry }
+        | Error::NestedInvalid { entry, .. }
+        | Error::EntryChecksum { entry, .. }
+        | Error::MissingGeometry { entry, .. } => Some(entry),
+        _ => None,
+    }
+}
+
+/// The exception for `error`. `entry` overrides the entry the error names (a verification error inside a
+/// nested container names the outer entry that holds it); `container`, when the container is valid, gives
+/// the entry's name.
+pub fn format_error(
+    py: Python<'_>,
+    error: Error,
+    kind: Kind,
+    entry: Option<u32>,
+    container: Option<&Container<'_>>,
+) -> PyErr {
+    let entry = entry.or_else(|| entry_of(&error));
+    let name = entry
+        .and_then(|e| usize::try_from(e).ok())
+        .and_then(|e| container.and_then(|c| c.entry(e)))
+        .map(|e| e.name().to_owned());
+    let rule = error.rule();
+    let inner = match error {
+        Error::NestedInvalid { inner, .. } => Some(inner.id()),
+        _ => None,
+    };
+    let kind = match kind {
+        Kind::Format => "format",
+        Kind::Integrity => "integrity",
+    };
+    let built = py.import("tpack._errors").and_then(|m| {
+        m.getattr("_from_native")?.call1((
+            kind,
+            rule.id(),
+            rule.name(),
+            error.to_string(),
+            entry,
+            name,
+            inner,
+        ))
+    });
+    match built {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
+    }
+}
+
+/// An `OSError` for `error` about `path` (its errno picks the subclass: `FileNotFoundError`, …).
+///
+/// Some errors carry no errno of their own (tempfile wraps the OS error to add the temporary file's path);
+/// for those the common kinds get theirs back, so that `FileNotFoundError` and `PermissionError` still come out.
+pub fn os_error(error: &std::io::Error, path: Option<&std::path::Path>) -> PyErr {
+    use std::io::ErrorKind;
+    let errno = error.raw_os_error().or(match error.kind() {
+        ErrorKind::NotFound => Some(ENOENT),
+        ErrorKind::PermissionDenied => Some(EACCES),
+        ErrorKind::AlreadyExists => Some(EEXIST),
+        _ => None,
+    });
+    let message = match errno {
+        Some(n) => std::io::Error::from_raw_os_error(n).to_string(),
+        None => error.to_string(),
+    };
+    // `Display` ends in " (os error N)", which Python's own OSError text says as "[Errno N]".
+    let message = match message.rfind(" (os error ") {
+        Some(cut) if message.ends_with(')') => message.get(..cut).unwrap_or(&message).to_owned(),
+        _ => message,
+    };
+    match (errno, path) {
+        (Some(errno), Some(path)) => PyOSError::new_err((errno, message, path.as_os_str().to_os_string())),
+        (Some(errno), None) => PyOSError::new_err((errno, message)),
+        (None, _) => PyOSError::new_err(message),
+    }
+}
+
+/// The POSIX errno values of the kinds `os_error` restores (the same on every Unix and in Windows' CRT).
+const ENOENT: i32 = 2;
+const EACCES: i32 = 13;
+const EEXIST: i32 = 17;

@@ -1,0 +1,121 @@
+//! Writing a container from Python through the core's streaming writer.
+//!
+//! Python declares every entry and metadata value, then hands the payloads as an iterator of `bytes`
+//! chunks, `None` ending each entry; the writer keeps only its bookkeeping, never a payload, so saving a
+//! model costs one chunk of memory beyond the model itself. A file is written to a temporary file beside the
+//! destination and renamed over it only when complete (`tpack::AtomicFile`).
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use tpack::embedded_io::Write;
+use tpack::{
+    AtomicFile, Dtype, EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer,
+};
+
+use crate::errors::{format_error, os_error, Kind};
+use crate::meta::{Lowering, Owned};
+
+/// One declared entry: name, dtype name, shape, alignment, load address.
+type Decl = (String, String, Vec<u64>, u32, Option<u64>);
+
+/// Why writing stopped: the writer refused, or Python code (the chunk iterator) raised.
+enum Failure<E> {
+    Write(WriteError<E>),
+    Python(PyErr),
+}
+
+impl<E> From<WriteError<E>> for Failure<E> {
+    fn from(e: WriteError<E>) -> Self {
+        Failure::Write(e)
+    }
+}
+
+impl<E> From<PyErr> for Failure<E> {
+    fn from(e: PyErr) -> Self {
+        Failure::Python(e)
+    }
+}
+
+fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl FnOnce(E) -> PyErr) -> PyErr {
+    match failure {
+        Failure::Python(e) => e,
+        Failure::Write(WriteError::Io(e)) => io(e),
+        Failure::Write(WriteError::Format(e)) => format_error(py, e, Kind::Format, None, None),
+        Failure::Write(WriteError::TooLarge) => {
+            PyOverflowError::new_err(WriteError::<E>::TooLarge.to_string())
+        }
+        Failure::Write(other) => PyValueError::new_err(other.to_string()),
+    }
+}
+
+/// Declares, writes and ends every entry on `w`.
+fn feed<S: Write, M: Mode>(
+    w: &mut Writer<S, VecBookkeeping, M>,
+    entries: &[Decl],
+    metadata: &[(String, Owned)],
+    chunks: &Bound<'_, PyAny>,
+) -> Result<(), Failure<S::Error>> {
+    for (name, dtype, shape, alignment, target) in entries {
+        let dtype = Dtype::from_name(dtype)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown tpack dtype {dtype:?}")))?;
+        let mut decl = EntryDecl::new(name, dtype, shape).with_alignment(*alignment);
+        decl.target = *target;
+        w.declare(decl)?;
+    }
+    let lowering = Lowering::default();
+    for (key, value) in metadata {
+        w.metadata(key, lowering.lower(value))?;
+    }
+    for chunk in chunks.try_iter()? {
+        let chunk = chunk?;
+        if chunk.is_none() {
+            w.end_entry()?;
+        } else {
+            w.write(chunk.cast::<PyBytes>().map_err(PyErr::from)?.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+fn read_metadata(metadata: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(String, Owned)>> {
+    metadata.into_iter().map(|(key, value)| Ok((key, Owned::from_py(&value)?))).collect()
+}
+
+/// Writes a container to `path` atomically: the destination changes only once the whole file is written
+/// and synced.
+#[pyfunction]
+pub fn write_file(
+    py: Python<'_>,
+    path: PathBuf,
+    entries: Vec<Decl>,
+    metadata: Vec<(String, Bound<'_, PyAny>)>,
+    chunks: Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let metadata = read_metadata(metadata)?;
+    let mut file = AtomicFile::create(&path).map_err(|e| os_error(&e, Some(&path)))?;
+    let written = {
+        let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
+        feed(&mut w, &entries, &metadata, &chunks).and_then(|()| w.finish().map(drop).map_err(Failure::from))
+    };
+    // On error `file` is dropped here, which deletes the temporary file: the destination is untouched.
+    written.map_err(|f| to_py_err(py, f, |e| os_error(&e, Some(&path))))?;
+    file.commit().map_err(|e| os_error(&e, Some(&path)))
+}
+
+/// The container's bytes, written in one pass into memory.
+#[pyfunction]
+pub fn write_bytes<'py>(
+    py: Python<'py>,
+    entries: Vec<Decl>,
+    metadata: Vec<(String, Bound<'py, PyAny>)>,
+    chunks: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let metadata = read_metadata(metadata)?;
+    let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
+    let written = feed(&mut w, &entries, &metadata, &chunks).and_then(|()| w.finish().map_err(Failure::from));
+    let bytes = written.map_err(|f| to_py_err(py, f, |e| match e {}))?;
+    Ok(PyBytes::new(py, &bytes))
+}
