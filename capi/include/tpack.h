@@ -13,20 +13,25 @@
  *   refused.
  *
  * No malloc. Handles live in storage the caller provides: tpack_container, tpack_meta_value,
- *   tpack_decoder and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to TPACK_*_ALIGN;
- *   declare them anywhere (stack, static, inside a struct; a writer is about 40 KiB). Storage cast from a
- *   byte buffer must be aligned (TPACK_RESULT_MISALIGNED_STORAGE otherwise). A handle is usable once a successful call filled it
+ *   tpack_decoder, tpack_decoder_state and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to
+ *   TPACK_*_ALIGN; declare them anywhere (stack, static, inside a struct). A decoder's buffer and a writer's
+ *   bookkeeping block (tpack_writer_bookkeeping_size()) are byte buffers of the caller's, at any alignment.
+ *   Storage cast from a byte buffer must be aligned (TPACK_RESULT_MISALIGNED_STORAGE otherwise). A handle is usable once a successful call filled it
  *   (TPACK_RESULT_UNINITIALIZED_STORAGE otherwise, for zeroed storage). Handles own nothing: nothing is
  *   freed.
  *
  * Lifetimes. A container handle, the metadata values and entries read from it, and every tpack_str,
  *   tpack_bytes and tpack_le_array they give, point into the bytes given to tpack_container_parse(): those
  *   bytes must outlive them all and must not change meanwhile. A decoder holds its buffer exclusively until
- *   it is no longer used; an event's bytes point into the chunk given to tpack_decoder_decode().
+ *   it is no longer used; an event's bytes point into the chunk given to tpack_decoder_decode() or
+ *   tpack_decoder_feed(); the prefix's entries and metadata values (tpack_decoder_prefix_*()) point into the
+ *   decoder's buffer. A writer holds its bookkeeping block exclusively until tpack_writer_finish(); it owns
+ *   nothing, so a writer abandoned after an error needs no clean-up.
  *
  * Threads. A filled container or metadata value handle is read-only: any number of threads may use it at
  *   once, and it may be copied (memcpy, assignment). A decoder or a writer is used by one thread at a time
- *   and is not copied. A writer's callback must not unwind (C++ exceptions) or longjmp out.
+ *   and is not copied. No callback (write, seek, event) may unwind (C++ exceptions) or longjmp out, or call
+ *   back into the handle that called it.
  *
  * Alignment of the data. Payloads and little-endian arrays are where the container puts them: a payload is
  *   aligned to its entry's alignment relative to the container's first byte, so it is aligned in memory only
