@@ -482,7 +482,7 @@ mod tests {
 
     #[test]
     fn places_payloads_at_the_smallest_aligned_offsets() {
-        let mut plan = Small::new();
+        let mut plan = Small::new(FixedBookkeeping);
         plan.declare::<()>(&EntryDecl::new("b", Dtype::U8, &[3]).with_alignment(1)).unwrap();
         plan.declare::<()>(&EntryDecl::new("a", Dtype::F32, &[2]).with_alignment(16)).unwrap();
         plan.declare_metadata::<()>("k", &MetaValue::U64(7)).unwrap();
@@ -501,7 +501,7 @@ mod tests {
 
     #[test]
     fn the_header_describes_the_prefix_and_checksums_it() {
-        let mut plan = Small::new();
+        let mut plan = Small::new(FixedBookkeeping);
         plan.declare::<()>(&EntryDecl::new("w", Dtype::U8, &[4])).unwrap();
         plan.declare_metadata::<()>("s", &MetaValue::String("text")).unwrap();
         plan.seal::<()>().unwrap();
@@ -519,11 +519,11 @@ mod tests {
 
     #[test]
     fn refuses_duplicates_when_sealing() {
-        let mut plan = Small::new();
+        let mut plan = Small::new(FixedBookkeeping);
         plan.declare::<()>(&EntryDecl::new("x", Dtype::U8, &[1])).unwrap();
         plan.declare::<()>(&EntryDecl::new("x", Dtype::U8, &[1])).unwrap();
         assert_eq!(plan.seal::<()>(), Err(WriteError::Format(Error::DuplicateName { entry: 1 })));
-        let mut plan = Small::new();
+        let mut plan = Small::new(FixedBookkeeping);
         plan.declare_metadata::<()>("k", &MetaValue::Bool(true)).unwrap();
         plan.declare_metadata::<()>("k", &MetaValue::Bool(false)).unwrap();
         assert_eq!(plan.seal::<()>(), Err(WriteError::Format(Error::MetaDuplicateKey { record: 1 })));
@@ -531,7 +531,7 @@ mod tests {
 
     #[test]
     fn a_full_buffer_is_reported_by_name() {
-        let mut plan = Plan::<FixedBookkeeping<1, 4>>::new();
+        let mut plan = Plan::<FixedBookkeeping<1, 4>>::new(FixedBookkeeping);
         assert_eq!(
             plan.declare::<()>(&EntryDecl::new("long", Dtype::U8, &[1]))
                 .and(plan.declare::<()>(&EntryDecl::new("x", Dtype::U8, &[1]))),
@@ -545,7 +545,7 @@ mod tests {
 
     #[test]
     fn an_open_ended_entry_takes_the_length_written() {
-        let mut plan = Small::new();
+        let mut plan = Small::new(FixedBookkeeping);
         plan.declare::<()>(&EntryDecl::open_ended("code", Dtype::RAW)).unwrap();
         plan.seal::<()>().unwrap();
         assert_eq!(plan.place_all::<()>(), Err(WriteError::UnknownLength { entry: 0 }));
