@@ -426,6 +426,7 @@ tpack_result tpack_test_panic(tpack_error *out_error);
 static void check_panic(void) {
     current = "(panic)";
     tpack_error err;
+    fprintf(stderr, "smoke: tpack_test_panic panics on purpose; the Rust panic message that follows is expected\n");
     CHECK_RESULT(tpack_test_panic(&err), TPACK_RESULT_PANIC);
     CHECK(err.result == TPACK_RESULT_PANIC);
     CHECK(strcmp(tpack_result_message(TPACK_RESULT_PANIC), "") != 0);

@@ -176,7 +176,7 @@ void check_invalid(const std::string &dir) {
     CHECK(std::string_view(msg.data()).substr(0, 3) == "R2 ");
 }
 
-tpack_writer writer;  // about 40 KiB: a static, not the stack
+tpack_writer writer;  // 512 bytes; its bookkeeping is a separate block
 
 void check_writer() {
     std::vector<uint8_t> out;
@@ -191,13 +191,17 @@ void check_writer() {
         }
     };
     tpack_error err{};
-    CHECK(tpack_writer_init(&writer, sink, &out) == TPACK_RESULT_OK);
+    size_t need = 0;
+    CHECK(tpack_writer_bookkeeping_size(4, 64, &need) == TPACK_RESULT_OK);
+    std::vector<uint8_t> books(need);  // the bookkeeping: any alignment, the caller's own memory
+    CHECK(tpack_writer_init(&writer, books.data(), books.size(), 4, 64, sink, &out, &err) == TPACK_RESULT_OK);
     const std::array<uint64_t, 2> dims{2, 2};
     const std::string name = "w";
-    const tpack_entry_decl decl{{name.data(), name.size()}, dims.data(), dims.size(), 0, 0, 2 /* F32 */, false};
+    const tpack_entry_decl decl{{name.data(), name.size()}, dims.data(), dims.size(), 0, 0, TPACK_DTYPE_F32, false,
+                                false};
     CHECK(tpack_writer_declare(&writer, &decl, &err) == TPACK_RESULT_OK);
     const std::string arch = "c++";
-    CHECK(tpack_writer_metadata(&writer, "arch", 4, 5 /* string */, reinterpret_cast<const uint8_t *>(arch.data()),
+    CHECK(tpack_writer_metadata(&writer, "arch", 4, TPACK_META_STRING, reinterpret_cast<const uint8_t *>(arch.data()),
                                 arch.size(), &err) == TPACK_RESULT_OK);
     const std::array<float, 4> weights{1.0f, -2.0f, 0.5f, 4.0f};
     std::array<uint8_t, sizeof weights> le{};
