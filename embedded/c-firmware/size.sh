@@ -6,11 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./build.sh >/dev/null
+# The same firmware printing rule names instead of tpack_error_message's text: what the messages cost.
+OUT=target/short-messages CFLAGS_EXTRA=-DSHORT_MESSAGES ./build.sh >/dev/null
 ELF=target/c-firmware.elf
 MAP=target/c-firmware.map
 
 section() { arm-none-eabi-size -A "$ELF" | awk -v s="$1" '$1 == s { print $2 }'; }
 flash=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data)))
+short_flash=$(ELF=target/short-messages/c-firmware.elf; echo $(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data))))
 static_ram=$(($(section .data) + $(section .bss)))
 stack=$(section .stack)
 
@@ -84,6 +87,7 @@ echo "| &nbsp;&nbsp;of which newlib-nano and libgcc (${clib_members:-nothing}) |
 echo "| &nbsp;&nbsp;of which the firmware's C code and strings (startup, semihosting, printf, main) | $(($(share firmware code) + $(share firmware data))) |"
 echo "| &nbsp;&nbsp;of which the model container (and its length word) | $(share model data) |"
 echo "| &nbsp;&nbsp;of which alignment padding | $(share fill code) |"
+echo "| flash of the same firmware printing \`tpack_rule_name\` instead of \`tpack_error_message\`'s text (\`-DSHORT_MESSAGES\`) | $short_flash ($((flash - short_flash)) less) |"
 echo "| RAM: .data + .bss | $static_ram |"
 echo "| &nbsp;&nbsp;of which the RAM copy for the corruption checks | $(sym ram_copy) |"
 echo "| &nbsp;&nbsp;of which the decoder's buffer (tpack_decoder_buffer_needed: ${needed:-?}) and state (TPACK_DECODER_SIZE) | $(sym decoder_buffer) + $(sym 'dec[.0-9]*') |"

@@ -58,13 +58,21 @@ static uint8_t decoder_buffer[DECODER_BUFFER_LEN] __attribute__((aligned(8)));
 
 static char message[256];
 
-/* The error's message (the core's own text, naming the rule), in `message`. */
+/* The error's message (the core's own text, naming the rule), in `message`. Built with -DSHORT_MESSAGES (size.sh
+   does, to measure it), the rule's name instead: tpack_error_message is then not linked, and with it the formatting
+   code and every rule's text. */
 static const char *text_of(const tpack_error *err)
 {
+#ifdef SHORT_MESSAGES
+    (void)message;
+    const char *name = tpack_rule_name(err->rule);
+    return name ? name : tpack_result_message((tpack_result)err->result);
+#else
     if (tpack_error_message(err, message, sizeof message) != TPACK_RESULT_OK) {
         return "(no message)";
     }
     return message;
+#endif
 }
 
 static float f32_at(const uint8_t *payload, size_t i)
