@@ -19,8 +19,8 @@ fn vectors() -> Vec<Value> {
     all.into_iter().step_by(SAMPLE).collect()
 }
 
-/// Miri is slow: every 8th vector there (the sample still holds valid and invalid ones of many kinds).
-const SAMPLE: usize = if cfg!(miri) { 8 } else { 1 };
+/// Miri is slow: every 16th vector there (the sample still holds valid and invalid ones of many kinds).
+const SAMPLE: usize = if cfg!(miri) { 16 } else { 1 };
 
 fn read(file: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors").join(file)).expect("vector")
