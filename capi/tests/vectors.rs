@@ -11,12 +11,18 @@ use tpack_capi::*;
 
 const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
 
-fn vectors() -> Vec<Value> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors");
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(root.join("manifest.json")).expect("manifest")).expect("json");
-    let all = manifest["vectors"].as_array().expect("vectors").clone();
-    all.into_iter().step_by(SAMPLE).collect()
+/// The manifest's vectors (sampled under Miri), parsed once for all the tests of this file: parsing the manifest
+/// is most of a test's time under Miri.
+fn vectors() -> &'static [Value] {
+    static VECTORS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    VECTORS.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors");
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(root.join("manifest.json")).expect("manifest"))
+                .expect("json");
+        let all = manifest["vectors"].as_array().expect("vectors").clone();
+        all.into_iter().step_by(SAMPLE).collect()
+    })
 }
 
 /// Miri is slow: every 16th vector there (the sample still holds valid and invalid ones of many kinds).
