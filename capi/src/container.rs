@@ -75,13 +75,19 @@ pub struct tpack_entry {
     pub has_target: bool,
 }
 
+/// The dimensions of `shape`, outermost first, padded with zeros to `TPACK_MAX_RANK`.
+fn dims_of(shape: &tpack::Shape) -> [u64; TPACK_MAX_RANK] {
+    let mut dims = [0u64; TPACK_MAX_RANK];
+    for (out, d) in dims.iter_mut().zip(shape.dims()) {
+        *out = *d;
+    }
+    dims
+}
+
 impl tpack_entry {
     fn new(entry: &Entry<'static>) -> Self {
         let shape = entry.shape();
-        let mut dims = [0u64; TPACK_MAX_RANK];
-        for (out, d) in dims.iter_mut().zip(shape.dims()) {
-            *out = *d;
-        }
+        let dims = dims_of(&shape);
         tpack_entry {
             name: tpack_str::new(entry.name()),
             payload: tpack_bytes::new(entry.payload()),
@@ -103,10 +109,7 @@ impl tpack_entry {
     /// NULL, `payload.len` the length to come, and `checksum` 0 (the trailer comes last).
     pub(crate) fn of_prefix(entry: &tpack::stream::PrefixEntry<'_>) -> Self {
         let shape = entry.shape();
-        let mut dims = [0u64; TPACK_MAX_RANK];
-        for (out, d) in dims.iter_mut().zip(shape.dims()) {
-            *out = *d;
-        }
+        let dims = dims_of(&shape);
         let len = usize::try_from(entry.byte_len()).unwrap_or(usize::MAX);
         tpack_entry {
             name: tpack_str::new(entry.name()),
