@@ -66,6 +66,8 @@ pub use error::{Error, Rule};
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType, Packing, ShapeError};
 pub use meta_value::{ArrayArray, MetaValue, StringArray};
+#[cfg(feature = "alloc")]
+pub use meta_value::{OwnedMetaValue, UnwritableValue};
 #[cfg(feature = "std")]
 pub use name_index::NameIndex;
 pub use read::{
