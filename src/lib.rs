@@ -61,10 +61,10 @@ pub use builder::Builder;
 /// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
 /// version).
 pub use embedded_io;
-pub use error::{Error, Rule};
+pub use error::{Error, ErrorContext, Rule, ShapeError};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
-pub use format::{Dtype, MetaType, Packing, ShapeError};
+pub use format::{Dtype, MetaType, Packing};
 pub use meta_value::{ArrayArray, MetaValue, StringArray};
 #[cfg(feature = "alloc")]
 pub use meta_value::{OwnedMetaValue, UnwritableValue};

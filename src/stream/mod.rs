@@ -118,8 +118,16 @@ impl fmt::Display for DecodeError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+// `Display` repeats the wrapped rule's message, since most callers print one line; `source` gives the rule's
+// `Error` itself, for callers that walk the chain or downcast.
+impl core::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            DecodeError::Invalid(e) => Some(e),
+            DecodeError::BufferTooSmall { .. } | DecodeError::Finished => None,
+        }
+    }
+}
 
 /// Everything a [`Decoder`] knows but the buffer's bytes: plain numbers, to copy or save and
 /// [`Decoder::resume`] from.
