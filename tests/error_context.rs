@@ -5,7 +5,8 @@ use std::error::Error as _;
 
 use tpack::format::Section;
 use tpack::stream::{DecodeError, PlaceError};
-use tpack::{Error, ErrorContext, Rule, WriteError};
+use tpack::write::WriteError;
+use tpack::{Error, ErrorContext, Rule};
 
 /// A context with every slot set, to small numbers every field's type holds.
 fn full() -> ErrorContext {

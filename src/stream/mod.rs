@@ -158,7 +158,8 @@ impl DecoderState {
 /// A push decoder: feed it a container's bytes as they arrive, get [`Event`]s, then [`Decoder::finish`].
 ///
 /// ```
-/// # use tpack::{Builder, Dtype, EntryDecl, MetaValue};
+/// # use tpack::write::{Builder, EntryDecl};
+/// # use tpack::{Dtype, MetaValue};
 /// use tpack::stream::{Decoder, Event};
 /// # let mut b = Builder::new();
 /// # b.push(EntryDecl::new("w", Dtype::U8, &[3]).with_data(&[1, 2, 3]))?;
