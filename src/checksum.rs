@@ -18,20 +18,23 @@
 //! was rejected because it could not be additive: it had to override `crc-table-16` when both were on.
 //!
 //! With `fast-crc`, [`crc32`] and [`Crc32`] use `crc32fast`; the portable implementation at the selected table
-//! size stays in the crate as a hidden test hook, so tests and the fuzzer can prove the two equal.
+//! size is then compiled for this module's tests only, which hold the two equal (the fuzz target `crc` does
+//! the same against the `crc` crate directly).
 
+#[cfg(any(test, not(feature = "fast-crc")))]
 use crc::{Crc, CRC_32_ISO_HDLC};
 
 use crate::format::HEADER_CRC_OFFSET;
 
 // Fastest first; `crc-table-16` implies `crc-table`, but each line stands on its own.
-#[cfg(feature = "crc-table-16")]
+#[cfg(all(feature = "crc-table-16", any(test, not(feature = "fast-crc"))))]
 type Table = crc::Table<16>;
-#[cfg(all(feature = "crc-table", not(feature = "crc-table-16")))]
+#[cfg(all(feature = "crc-table", not(feature = "crc-table-16"), any(test, not(feature = "fast-crc"))))]
 type Table = crc::Table<1>;
-#[cfg(not(any(feature = "crc-table", feature = "crc-table-16")))]
+#[cfg(all(not(any(feature = "crc-table", feature = "crc-table-16")), any(test, not(feature = "fast-crc"))))]
 type Table = crc::NoTable;
 
+#[cfg(any(test, not(feature = "fast-crc")))]
 const CRC32: Crc<u32, Table> = Crc::<u32, Table>::new(&CRC_32_ISO_HDLC);
 
 /// CRC-32/ISO-HDLC of `bytes` by the portable `crc`-crate implementation at the selected table size, even with

@@ -126,6 +126,7 @@ impl<'a> Container<'a> {
 
     /// The view of `bytes` that [`Container::parse`] accepted, without checking again: slices only, O(1).
     /// `None` when the header's sections no longer fit `bytes` (they changed since they were parsed).
+    #[cfg(feature = "std")]
     pub(crate) fn from_checked(bytes: &'a [u8]) -> Option<Self> {
         let container = Self::from_checked_prefix(bytes)?;
         let trailer = header::Bounds::from(container.header.sections.last()?);
