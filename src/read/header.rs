@@ -39,24 +39,39 @@ impl From<&SectionRef> for Bounds {
     }
 }
 
-/// R1–R3: enough bytes for a header, the magic, the major version.
-pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+/// R1–R2: enough bytes for a header, and the magic. The rest of the header is unchecked.
+pub(crate) fn read_magic(bytes: &[u8]) -> Result<&Header, Error> {
     let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
         return Err(Error::TooShort { len: len_u64(bytes.len()) });
     };
     if header.magic != MAGIC {
         return Err(Error::BadMagic);
     }
+    Ok(header)
+}
+
+/// R1–R3: enough bytes for a header, the magic, the major version.
+pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+    let header = read_magic(bytes)?;
+    check_major(header)?;
+    Ok(header)
+}
+
+/// R3: the major version.
+fn check_major(header: &Header) -> Result<(), Error> {
     if header.version_major.get() != VERSION_MAJOR {
         return Err(Error::UnsupportedVersion { major: header.version_major.get() });
     }
-    Ok(header)
+    Ok(())
 }
 
 /// R1–R14 on a whole container: returns its sections.
 pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
-    let header = read_header(bytes)?;
-    check_fields(header)?;
+    let header = read_magic(bytes)?;
+    if let Err(error) = check_fields(header) {
+        let region = diagnosis_region(header, &error).and_then(|end| slice(bytes, 0, end));
+        return Err(region.map_or(error, |region| diagnose(error, header, region)));
+    }
     check_length(header, len_u64(bytes.len()))?;
     check_sections(header)?;
     // Checksums come before the contents, so a damaged file is reported as damaged, not as whatever nonsense
@@ -106,8 +121,19 @@ pub(crate) fn check_length(header: &Header, actual: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// R4–R7: the header's own fields.
+/// R3–R7: the header's own fields, in number order.
 pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
+    check_major(header)?;
+    check_header_len(header)?;
+    let incompat = header.incompat_flags.get();
+    if incompat & !KNOWN_INCOMPAT_FLAGS != 0 {
+        return Err(Error::UnknownIncompatFlags { flags: incompat });
+    }
+    check_descriptor_and_reserved(header)
+}
+
+/// R4: the header length, for the file's minor version.
+fn check_header_len(header: &Header) -> Result<(), Error> {
     let minor = header.version_minor.get();
     let header_len = header.header_len.get();
     if !header_len.is_multiple_of(8)
@@ -116,10 +142,11 @@ pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
     {
         return Err(Error::HeaderLength { header_len });
     }
-    let incompat = header.incompat_flags.get();
-    if incompat & !KNOWN_INCOMPAT_FLAGS != 0 {
-        return Err(Error::UnknownIncompatFlags { flags: incompat });
-    }
+    Ok(())
+}
+
+/// R6–R7: the descriptor length and the reserved bytes.
+fn check_descriptor_and_reserved(header: &Header) -> Result<(), Error> {
     if header.descriptor_len.get() != DESCRIPTOR_LEN {
         return Err(Error::DescriptorLength { descriptor_len: header.descriptor_len.get() });
     }
@@ -129,6 +156,33 @@ pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
         return Err(Error::ReservedNonZero { offset });
     }
     Ok(())
+}
+
+/// The header diagnosis of spec §12: R3 and R5 send the user for a newer reader, which is wrong advice for a
+/// damaged header (one flipped bit of `version_major` or `incompat_flags` breaks them). For a header that
+/// `error` (what [`check_fields`] found) says needs a newer reader, and that otherwise reads as a sound 1.x
+/// header (R4, R6, R7 and R10–R12 hold), this is the end of its checksummed region, which [`diagnose`]
+/// checks; `None` when `error` stands as it is.
+pub(crate) fn diagnosis_region(header: &Header, error: &Error) -> Option<u64> {
+    let newer = matches!(error, Error::UnsupportedVersion { .. } | Error::UnknownIncompatFlags { .. });
+    let sound = newer
+        && check_header_len(header).is_ok()
+        && check_descriptor_and_reserved(header).is_ok()
+        && check_sections(header).is_ok();
+    let [.., metadata, _, _] = &header.sections;
+    sound.then(|| Bounds::from(metadata).end)
+}
+
+/// `error` (R3 or R5), or R13 when the checksummed `region` that [`diagnosis_region`] located does not match
+/// the header's checksum: the header is damaged, and that is what the user must be told.
+pub(crate) fn diagnose(error: Error, header: &Header, region: &[u8]) -> Error {
+    let computed = header_crc(region);
+    let stored = header.header_crc.get();
+    if computed == stored {
+        error
+    } else {
+        Error::HeaderChecksum { stored, computed }
+    }
 }
 
 /// R10–R12, in number order (R10 for every section in layout order, then R11, then R12). Works on the

@@ -16,7 +16,10 @@ use crate::format::{
     TRAILER_SLOT_LEN,
 };
 use crate::layout::len_u64;
-use crate::read::header::{check_fields, check_length, check_sections, check_trailer, read_header};
+use crate::read::header::{
+    check_fields, check_length, check_sections, check_trailer, diagnose, diagnosis_region, read_header,
+    read_magic,
+};
 use crate::Container;
 
 /// How far a level has come.
@@ -205,8 +208,13 @@ impl Level {
             return Ok((used, None));
         }
         let bytes = buffer.get(self.base..).unwrap_or(&[]);
-        let header = read_header(bytes)?;
-        check_fields(header)?;
+        let header = read_magic(bytes)?;
+        if let Err(error) = check_fields(header) {
+            // R3 or R5 of an otherwise sound header waits for the prefix, whose checksum tells a newer file
+            // from a damaged one (the header diagnosis, spec §12); anything else is final now.
+            diagnosis_region(header, &error).ok_or(error)?;
+            self.held = Some(error);
+        }
         self.total = header.total_len.get();
         self.header_len = header.header_len.get();
         if let Err(e) = check_sections(header) {
@@ -267,6 +275,14 @@ impl Level {
         self.count = self.count.saturating_add(len_u64(used));
         if self.count < self.prefix_end {
             return Ok((used, None));
+        }
+        if let Some(error) = self.held {
+            // The header diagnosis: the prefix is the checksummed region; R3, R5 or R13 is final.
+            let region = buffer.get(self.base..).and_then(|b| b.get(..to_usize(self.prefix_end)?));
+            let header = region.and_then(|r| Header::ref_from_prefix(r).ok()).map(|(h, _)| h);
+            let verdict = region.zip(header).map_or(error, |(r, h)| diagnose(error, h, r));
+            self.phase = Phase::Over;
+            return Err(DecodeError::Invalid(verdict));
         }
         self.check_prefix(buffer);
         self.phase = Phase::Payloads;
@@ -494,9 +510,12 @@ impl Level {
         }
         // The rule number of what is held decides where it comes in the spec's order.
         let held = self.held.map(|e| (e.rule().number(), e));
-        if let (Phase::Over, Some((2..=7 | 9, e))) = (self.phase, held) {
-            // A final error met earlier (a nested level's R2–R7 or R9).
-            return Err(e);
+        match (self.phase, held) {
+            // A final error met earlier (a nested level's R2–R7 or R9, or the R13 of the header diagnosis).
+            (Phase::Over, Some((2..=7 | 9 | 13, e))) => return Err(e),
+            // R3 or R5 waiting for a prefix that never came: the diagnosis cannot overturn it.
+            (_, Some((3 | 5, e))) => return Err(e),
+            _ => {}
         }
         let header = buffer.get(self.base..).and_then(|b| Header::ref_from_prefix(b).ok()).map(|(h, _)| h);
         let Some(header) = header else { return Err(Error::TooShort { len: self.count }) };

@@ -47,7 +47,7 @@ pub use prefix::{Prefix, PrefixEntry};
 
 use crate::error::Error;
 use crate::format::MAX_NESTING_DEPTH;
-use crate::read::header::{check_fields, check_sections, read_header};
+use crate::read::header::{check_fields, check_sections, diagnosis_region, read_magic};
 #[allow(unused_imports)] // for the docs
 use crate::Container;
 
@@ -239,8 +239,11 @@ impl<'b> Decoder<'b> {
     /// `header` is not a header whose sections hold together.
     #[must_use]
     pub fn buffer_needed(header: &[u8]) -> Option<u64> {
-        let header = read_header(header).ok()?;
-        check_fields(header).ok()?;
+        let header = read_magic(header).ok()?;
+        if let Err(error) = check_fields(header) {
+            // A header the diagnosis of spec §12 looks into needs its prefix held too.
+            diagnosis_region(header, &error)?;
+        }
         check_sections(header).ok()?;
         level::region_len(header)
     }
