@@ -535,6 +535,9 @@ def cases():
     yield "R38-depth9-second", write([E("ok", "CONTAINER", (len(inner),), inner), E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R38"
     bad_inner = write([E("")])
     yield "R39", write([E("c", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
+    # section 12: the nesting group goes entry by entry in table order
+    yield "order-R39-entry0-before-R38-entry1", write([E("bad", "CONTAINER", (len(bad_inner),), bad_inner),
+                                                       E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R39"
     yield "R39-trailing", write([E("c", "CONTAINER", (len(empty) + 1,), empty + b"\0")]), "R39"
     yield "R39-short", write([E("c", "CONTAINER", (4,), b"\x89TPK")]), "R39"
     # metadata
