@@ -17,8 +17,10 @@ the GGUF/safetensors dtypes 20-43 and 48-54, the header extension of section
 reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits 9f04cc3, 6929620:
 R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
 a nested R37 is reported as R37, like a nested R50, not as R39); points
-where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
-by note id, e.g. "note A3").
+where the text left a choice are listed in SPEC_NOTES.md (referenced below
+by note id, e.g. "note A3"); since issue 22 the only choice left is the order
+inside the names-and-index group.  Implements the header diagnosis of
+section 12 (a damaged version or flags field is R13, not R3/R5).
 """
 
 import json
@@ -628,9 +630,9 @@ def open_container(buf, depth):
         r.value = value
         r.raw = None
         # R47, type-independent part: the reserved byte is zero whatever the type,
-        # unknown types of a newer minor included (sections 10, 12).  It reads no
-        # field another rule validates, so it is checked right after R46 (the
-        # order inside the metadata group is the reader's choice: note A3).
+        # unknown types of a newer minor included (sections 10, 12).  Section 12
+        # pins the order inside a record: key R40, R41, R42, R43, R44/R45; R46; this
+        # reserved byte; then the value (R40, R41, the rest of R47, R48, R49).
         if reserved != 0:
             fail("R47", "record %d reserved byte is %d" % (j, reserved))
         if vtype in META_SCALAR:
