@@ -165,7 +165,7 @@ fn valid_vectors_are_what_the_writers_produce() {
     /// item only with records in it, and no item of another tag).
     const NOT_CANONICAL: &[&str] = &["header-extension", "extension-empty-items"];
     use support::sinks::{MemSink, PipeSink};
-    use tpack::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
+    use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
     for case in cases::valid_cases() {
