@@ -736,7 +736,8 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 // and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
 // the chunk (`chunk + *out_used`); `TPACK_EVENT_NONE` means the whole chunk was consumed.
 //
-// Only rules that nothing later could change are reported here (R2–R7, R9); any other broken rule is held
+// Only rules that nothing later could change are reported here (R2–R7, R9, and R13 for a damaged header
+// that would otherwise read as R3 or R5: spec §12's header diagnosis); any other broken rule is held
 // for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 //
 // # Errors

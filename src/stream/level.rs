@@ -151,7 +151,8 @@ impl Level {
 
     /// Consumes a run of `input` in the current phase; returns how much, and an event for the outermost
     /// level. `below` are the levels for nested containers. A definite error (one that no later byte can
-    /// change: R2–R7 on the header, R9 once too many bytes came) is returned; every other broken rule waits in
+    /// change: R2–R7 on the header — R3 or R5 of a sound header once the prefix has given the header diagnosis,
+    /// or R13 in their place —, R9 once too many bytes came) is returned; every other broken rule waits in
     /// the state for [`Level::verdict`].
     pub(super) fn step<'a>(
         &mut self,
@@ -180,7 +181,7 @@ impl Level {
             match self.step(buffer, below, input) {
                 Ok((used, _)) => input = input.get(used..).unwrap_or(&[]),
                 Err(DecodeError::Invalid(e)) => {
-                    // Final for this level: R2–R7 or R9, before anything held.
+                    // Final for this level: R2–R7, R9 or a diagnosed R13, before anything held.
                     self.held = Some(e);
                     self.phase = Phase::Over;
                 }

@@ -14,7 +14,8 @@
 //! (R14, R50) after the last payload, the structure of a nested container (R39) after its bytes. Since a rule
 //! reported must be the first one broken in the spec's order, a broken rule is only returned as soon as it is
 //! found when nothing later in the stream could change that: the header's own rules (R2–R7), and bytes past
-//! the declared end (R9). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
+//! the declared end (R9). R3 and R5 ("needs a newer reader") of a header that is otherwise sound wait for the
+//! prefix, whose checksum decides between them and R13 (a damaged header: the header diagnosis of spec §12). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
 //! that one is held, so that a caller can stop the transfer, and events stop when the prefix is invalid.
 //!
 //! # Memory
@@ -262,7 +263,8 @@ impl<'b> Decoder<'b> {
     /// consumed (`n == input.len()`).
     ///
     /// # Errors
-    /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9), or
+    /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9, and R13 for a
+    /// header the diagnosis of spec §12 finds damaged), or
     /// [`DecodeError::BufferTooSmall`]; after an error the decoder is stopped and returns it again.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
         if let Some(e) = self.state.stopped {
