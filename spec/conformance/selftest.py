@@ -476,6 +476,15 @@ def cases():
     yield "R20-prefix", write([E("ab"), E("a")], index=[0, 1]), "R20"
     yield "R20-nonperm", write([E("a"), E("b"), E("c")], index=[0, 1, 0]), "R20"
     yield "R21", write([E("a"), E("a")]), "R21"
+    # section 12 pins the order inside names and index: entry by entry R15, R16, R17, R18; the pool tail (R16);
+    # the index position by position R19, then R20 or R21
+    yield "order-R17-entry0-before-R15-entry1", patch(write([E(""), E("b")]), [(("d", 1), "name_len", 9)]), "R17"
+    yield "order-R18-entry0-before-R16-entry1", patch(write([E(b"\xff"), E("bc")]),
+                                                      [(("d", 1), "name_offset", 2), (("d", 1), "name_len", 1)]), "R18"
+    yield "order-R18-before-R16-pool-tail", grow_section(write([E(b"a\xff")]), 2, b"x"), "R18"
+    yield "order-R20-position-1-before-R19-position-2", write([E("a"), E("b"), E("c")], index=[1, 0, 7]), "R20"
+    yield "order-R21-position-1-before-R19-position-2", write([E("a"), E("a"), E("c")], index=[0, 1, 1]), "R21"
+    yield "order-R19-position-1-before-R20-position-2", write([E("a"), E("b"), E("c")], index=[0, 0, 1]), "R19"
     # entries
     yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"

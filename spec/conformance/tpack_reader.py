@@ -18,8 +18,8 @@ reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits
 R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
 a nested R37 is reported as R37, like a nested R50, not as R39); points
 where the text left a choice are listed in SPEC_NOTES.md (referenced below
-by note id, e.g. "note A3"); since issue 22 the only choice left is the order
-inside the names-and-index group.  Implements the header diagnosis of
+by note id, e.g. "note A3"); since issue 22 the text pins the order inside
+every group of section 12.  Implements the header diagnosis of
 section 12 (a damaged version or flags field is R13, not R3/R5).
 """
 
@@ -448,41 +448,41 @@ def open_container(buf, depth):
     c.entries = entries
 
     # ---------------------------------------------------------------- names and index (R15-R21)
+    # Section 12 pins the order: entry by entry R15, R16, R17, R18; then the tail part
+    # of R16; then the index position by position: R19, then R20 or R21 against the
+    # previous position.
+    cursor = 0
+    raw_names = []
     for e in entries:
         if e.name_offset + e.name_len > n_len:
             fail("R15", "entry %d name [%d,+%d) beyond name pool of %d bytes"
                  % (e.index, e.name_offset, e.name_len, n_len))
-    cursor = 0
-    for e in entries:
         if e.name_offset != cursor:
             fail("R16", "entry %d name at pool offset %d, expected %d" % (e.index, e.name_offset, cursor))
         cursor += e.name_len
-    if cursor < n_len:   # (cursor > n_len is impossible once R15 holds for every entry)
-        fail("R16", "name pool has %d bytes after the last name" % (n_len - cursor))
-    for e in entries:
         if e.name_len == 0 or e.name_len > MAX_NAME_LEN:
             fail("R17", "entry %d name length %d" % (e.index, e.name_len))
-    raw_names = []
-    for e in entries:
         raw = bytes(buf[n_off + e.name_offset:n_off + e.name_offset + e.name_len])
         text = utf8(raw)
         if text is None:
             fail("R18", "entry %d name is not valid UTF-8" % e.index)
         e.name = text
         raw_names.append(raw)
+    if cursor < n_len:   # (cursor > n_len is impossible once R15 holds for every entry)
+        fail("R16", "name pool has %d bytes after the last name" % (n_len - cursor))
     index = struct.unpack_from("<%dI" % n, buf, i_off)
-    for k in range(n):
-        if index[k] >= n:
-            fail("R19", "index[%d] = %d >= n = %d" % (k, index[k], n))
-        if k > 0 and index[k] == index[k - 1]:
-            fail("R19", "index[%d] and index[%d] are both %d" % (k - 1, k, index[k]))
     # Each comparison touches two names; bytes comparison stops at the first
     # difference, so the total work is bounded by the name bytes read (note A6).
     # No separate permutation check (section 5): R19 + R20 + R21 imply it.
-    for k in range(1, n):
+    for k in range(n):
+        if index[k] >= n:
+            fail("R19", "index[%d] = %d >= n = %d" % (k, index[k], n))
+        if k == 0:
+            continue
+        if index[k] == index[k - 1]:
+            fail("R19", "index[%d] and index[%d] are both %d" % (k - 1, k, index[k]))
         if raw_names[index[k - 1]] > raw_names[index[k]]:
             fail("R20", "names at index positions %d and %d are not ascending" % (k - 1, k))
-    for k in range(1, n):
         if raw_names[index[k - 1]] == raw_names[index[k]]:
             fail("R21", "entries %d and %d have the same name" % (index[k - 1], index[k]))
 
