@@ -53,24 +53,24 @@ pub(crate) fn read_magic(bytes: &[u8]) -> Result<&Header, Error> {
 /// R1–R3: enough bytes for a header, the magic, the major version.
 pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
     let header = read_magic(bytes)?;
-    check_major(header)?;
-    Ok(header)
-}
-
-/// R3: the major version.
-fn check_major(header: &Header) -> Result<(), Error> {
     if header.version_major.get() != VERSION_MAJOR {
         return Err(Error::UnsupportedVersion { major: header.version_major.get() });
     }
-    Ok(())
+    Ok(header)
 }
 
 /// R1–R14 on a whole container: returns its sections.
 pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
     let header = read_magic(bytes)?;
     if let Err(error) = check_fields(header) {
-        let region = diagnosis_region(header, &error).and_then(|end| slice(bytes, 0, end));
-        return Err(region.map_or(error, |region| diagnose(error, header, region)));
+        if !diagnosable(header, &error) {
+            return Err(error);
+        }
+        // The header diagnosis needs the sections located and the checksummed region in the input.
+        check_sections(header).map_err(|_| error)?;
+        let [.., metadata, _, _] = &header.sections;
+        let region = slice(bytes, 0, Bounds::from(metadata).end).ok_or(error)?;
+        return Err(diagnose(error, region));
     }
     check_length(header, len_u64(bytes.len()))?;
     check_sections(header)?;
@@ -123,11 +123,14 @@ pub(crate) fn check_length(header: &Header, actual: u64) -> Result<(), Error> {
 
 /// R3–R7: the header's own fields, in number order.
 pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
-    check_major(header)?;
+    let major = header.version_major.get();
+    if major != VERSION_MAJOR {
+        return Err(Error::UnsupportedVersion { major });
+    }
     check_header_len(header)?;
-    let incompat = header.incompat_flags.get();
-    if incompat & !KNOWN_INCOMPAT_FLAGS != 0 {
-        return Err(Error::UnknownIncompatFlags { flags: incompat });
+    let flags = header.incompat_flags.get();
+    if flags & !KNOWN_INCOMPAT_FLAGS != 0 {
+        return Err(Error::UnknownIncompatFlags { flags });
     }
     check_descriptor_and_reserved(header)
 }
@@ -158,28 +161,26 @@ fn check_descriptor_and_reserved(header: &Header) -> Result<(), Error> {
     Ok(())
 }
 
-/// The header diagnosis of spec §12: R3 and R5 send the user for a newer reader, which is wrong advice for a
-/// damaged header (one flipped bit of `version_major` or `incompat_flags` breaks them). For a header that
-/// `error` (what [`check_fields`] found) says needs a newer reader, and that otherwise reads as a sound 1.x
-/// header (R4, R6, R7 and R10–R12 hold), this is the end of its checksummed region, which [`diagnose`]
-/// checks; `None` when `error` stands as it is.
-pub(crate) fn diagnosis_region(header: &Header, error: &Error) -> Option<u64> {
-    let newer = matches!(error, Error::UnsupportedVersion { .. } | Error::UnknownIncompatFlags { .. });
-    let sound = newer
+/// Whether the header diagnosis of spec §12 judges a header of which [`check_fields`] said `error`.
+///
+/// R3 and R5 send the user for a newer reader, which is wrong advice for a damaged header (one flipped bit of
+/// `version_major` or `incompat_flags` breaks them). So R3 or R5 of a header whose R4, R6 and R7 hold waits
+/// for the caller to check R10–R12 (which, broken, leave it standing) and then [`diagnose`] the checksum.
+pub(crate) fn diagnosable(header: &Header, error: &Error) -> bool {
+    matches!(error, Error::UnsupportedVersion { .. } | Error::UnknownIncompatFlags { .. })
         && check_header_len(header).is_ok()
         && check_descriptor_and_reserved(header).is_ok()
-        && check_sections(header).is_ok();
-    let [.., metadata, _, _] = &header.sections;
-    sound.then(|| Bounds::from(metadata).end)
 }
 
-/// `error` (R3 or R5), or R13 when the checksummed `region` that [`diagnosis_region`] located does not match
-/// the header's checksum: the header is damaged, and that is what the user must be told.
-pub(crate) fn diagnose(error: Error, header: &Header, region: &[u8]) -> Error {
+/// The header diagnosis of spec §12 for a header whose R3 or R5 (`newer`) it judges ([`diagnosable`], sections
+/// valid), given its checksummed `region` (header included): R13 when `header_crc` does not match it — the
+/// header is damaged, and that is what the user must be told — else `newer`.
+pub(crate) fn diagnose(newer: Error, region: &[u8]) -> Error {
+    let Ok((header, _)) = Header::ref_from_prefix(region) else { return newer };
     let computed = header_crc(region);
     let stored = header.header_crc.get();
     if computed == stored {
-        error
+        newer
     } else {
         Error::HeaderChecksum { stored, computed }
     }

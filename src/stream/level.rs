@@ -17,8 +17,7 @@ use crate::format::{
 };
 use crate::layout::len_u64;
 use crate::read::header::{
-    check_fields, check_length, check_sections, check_trailer, diagnose, diagnosis_region, read_header,
-    read_magic,
+    check_fields, check_length, check_sections, check_trailer, diagnosable, diagnose, read_header, read_magic,
 };
 use crate::Container;
 
@@ -210,15 +209,20 @@ impl Level {
         }
         let bytes = buffer.get(self.base..).unwrap_or(&[]);
         let header = read_magic(bytes)?;
+        // R3 or R5 of an otherwise sound header waits for the prefix, whose checksum tells a newer file from a
+        // damaged one (the header diagnosis, spec §12); it is final if the sections do not hold together.
         if let Err(error) = check_fields(header) {
-            // R3 or R5 of an otherwise sound header waits for the prefix, whose checksum tells a newer file
-            // from a damaged one (the header diagnosis, spec §12); anything else is final now.
-            diagnosis_region(header, &error).ok_or(error)?;
+            if !diagnosable(header, &error) {
+                return Err(DecodeError::Invalid(error));
+            }
             self.held = Some(error);
         }
         self.total = header.total_len.get();
         self.header_len = header.header_len.get();
         if let Err(e) = check_sections(header) {
+            if let Some(newer) = self.held {
+                return Err(DecodeError::Invalid(newer));
+            }
             self.held = Some(e);
             self.phase = Phase::Counting;
             return Ok((used, None));
@@ -277,13 +281,12 @@ impl Level {
         if self.count < self.prefix_end {
             return Ok((used, None));
         }
-        if let Some(error) = self.held {
+        if let Some(newer) = self.held {
             // The header diagnosis: the prefix is the checksummed region; R3, R5 or R13 is final.
-            let region = buffer.get(self.base..).and_then(|b| b.get(..to_usize(self.prefix_end)?));
-            let header = region.and_then(|r| Header::ref_from_prefix(r).ok()).map(|(h, _)| h);
-            let verdict = region.zip(header).map_or(error, |(r, h)| diagnose(error, h, r));
+            let prefix =
+                buffer.get(self.base..).and_then(|b| b.get(..to_usize(self.prefix_end)?)).unwrap_or(&[]);
             self.phase = Phase::Over;
-            return Err(DecodeError::Invalid(verdict));
+            return Err(DecodeError::Invalid(diagnose(newer, prefix)));
         }
         self.check_prefix(buffer);
         self.phase = Phase::Payloads;

@@ -48,7 +48,7 @@ pub use prefix::{Prefix, PrefixEntry};
 
 use crate::error::Error;
 use crate::format::MAX_NESTING_DEPTH;
-use crate::read::header::{check_fields, check_sections, diagnosis_region, read_magic};
+use crate::read::header::{check_fields, check_sections, diagnosable, read_magic};
 #[allow(unused_imports)] // for the docs
 use crate::Container;
 
@@ -251,8 +251,8 @@ impl<'b> Decoder<'b> {
     pub fn buffer_needed(header: &[u8]) -> Option<u64> {
         let header = read_magic(header).ok()?;
         if let Err(error) = check_fields(header) {
-            // A header the diagnosis of spec §12 looks into needs its prefix held too.
-            diagnosis_region(header, &error)?;
+            // A header whose R3 or R5 the diagnosis of spec §12 looks into needs its prefix held too.
+            diagnosable(header, &error).then_some(())?;
         }
         check_sections(header).ok()?;
         level::region_len(header)
