@@ -66,7 +66,7 @@ mod read;
 mod tests;
 
 pub use error::GgufError;
-pub use file::{Gguf, GgufArray, GgufTensor, GgufValue};
+pub use file::{Gguf, GgufArray, GgufElements, GgufTensor, GgufValue};
 pub use format::{
     value_type_name, GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_ARRAY_DEPTH, MAX_DIMS,
 };

@@ -34,22 +34,35 @@ fn metadata_value(v: &GgufValue<'_>) -> OwnedValue {
     }
 }
 
+/// The elements of variant `$variant` among `$items` (all of them: the parser checked that every element
+/// of an array has its element type).
+macro_rules! elements {
+    ($items:expr, $variant:ident) => {
+        $items.filter_map(|v| match v {
+            GgufValue::$variant(x) => Some(x),
+            _ => None,
+        })
+    };
+}
+
+/// A GGUF array as the tpack array of its element type.
 fn array_value(a: &GgufArray<'_>) -> OwnedValue {
-    match a {
-        GgufArray::U8(x) => OwnedValue::U8Array(x.clone()),
-        GgufArray::I8(x) => OwnedValue::I8Array(x.clone()),
-        GgufArray::U16(x) => OwnedValue::U16Array(x.clone()),
-        GgufArray::I16(x) => OwnedValue::I16Array(x.clone()),
-        GgufArray::U32(x) => OwnedValue::U32Array(x.clone()),
-        GgufArray::I32(x) => OwnedValue::I32Array(x.clone()),
-        GgufArray::F32(x) => OwnedValue::F32Array(x.clone()),
-        GgufArray::U64(x) => OwnedValue::U64Array(x.clone()),
-        GgufArray::I64(x) => OwnedValue::I64Array(x.clone()),
-        GgufArray::F64(x) => OwnedValue::F64Array(x.clone()),
-        GgufArray::Bool(x) => OwnedValue::BoolArray(x.clone()),
-        GgufArray::String(x) => OwnedValue::StringArray(x.iter().map(|s| (*s).to_owned()).collect()),
+    let items = a.iter();
+    match a.element_type_name() {
+        "uint8" => OwnedValue::U8Array(elements!(items, U8).collect()),
+        "int8" => OwnedValue::I8Array(elements!(items, I8).collect()),
+        "uint16" => OwnedValue::U16Array(elements!(items, U16).collect()),
+        "int16" => OwnedValue::I16Array(elements!(items, I16).collect()),
+        "uint32" => OwnedValue::U32Array(elements!(items, U32).collect()),
+        "int32" => OwnedValue::I32Array(elements!(items, I32).collect()),
+        "float32" => OwnedValue::F32Array(elements!(items, F32).collect()),
+        "uint64" => OwnedValue::U64Array(elements!(items, U64).collect()),
+        "int64" => OwnedValue::I64Array(elements!(items, I64).collect()),
+        "float64" => OwnedValue::F64Array(elements!(items, F64).collect()),
+        "bool" => OwnedValue::BoolArray(elements!(items, Bool).collect()),
+        "string" => OwnedValue::StringArray(elements!(items, String).map(str::to_owned).collect()),
         // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
-        GgufArray::Array(items) => OwnedValue::ArrayArray(items.iter().map(array_value).collect()),
+        _ => OwnedValue::ArrayArray(elements!(items, Array).map(|inner| array_value(&inner)).collect()),
     }
 }
 
