@@ -16,6 +16,8 @@ mod formats;
 mod fsutil;
 mod json_strict;
 mod manifest;
+mod meta_view;
+mod metadata_json;
 mod natural;
 mod output;
 mod owned_value;

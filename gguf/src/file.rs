@@ -40,7 +40,7 @@ impl<'a> Gguf<'a> {
 }
 
 /// One metadata value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GgufValue<'a> {
     /// A `uint8`.
     U8(u8),
