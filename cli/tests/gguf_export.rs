@@ -92,7 +92,8 @@ fn inspect_shows_the_exact_types_in_spec_spelling() {
     );
     // Read lazily from the GGUF file, the records are those `convert` stored (tpack sorts them by key).
     let direct: Value =
-        serde_json::from_str(&assert_ok(&run!("inspect", fixture("alltypes.gguf"), "--json", "--full"))).unwrap();
+        serde_json::from_str(&assert_ok(&run!("inspect", fixture("alltypes.gguf"), "--json", "--full")))
+            .unwrap();
     let sorted = |d: &Value| {
         let mut records = d["metadata"].as_array().unwrap().clone();
         records.sort_by(|a, b| a["key"].as_str().cmp(&b["key"].as_str()));
