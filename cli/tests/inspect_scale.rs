@@ -264,7 +264,7 @@ fn foreign_files_are_inspected_directly() {
     assert_fits(&out);
     let doc: Value =
         serde_json::from_str(&assert_ok(&run!("inspect", fixture("model.gguf"), "--json"))).unwrap();
-    assert_eq!(doc["schema"], "tpack-inspect/2");
+    assert_eq!(doc["schema"], "tpack-inspect/3");
     assert_eq!(doc["entries"].as_array().unwrap().len(), 12);
     let out = assert_ok(&run!("inspect", fixture("model.safetensors"), "--entry", "layers.0.attn.q.weight"));
     assert!(out.contains("F32") && out.contains("[4, 8] (32 elements)"), "{out}");
@@ -521,7 +521,10 @@ fn inspect_memory_is_bounded_by_what_it_shows_for_gguf() {
     assert!(std::fs::metadata(&big).unwrap().len() > 6_000_000);
     let [text, json] = assert_bounded(TEST, "GGUF with 500,000 nested arrays", &big, &small);
     assert!(text.contains("test.nested (array[]) = [bool[] [true], bool[] [true], "), "{text}");
-    assert!(text.contains("gguf.key_order (string[]) = [\"general.architecture\", \"test.nested\"]"), "{text}");
+    assert!(
+        text.contains("gguf.key_order (string[]) = [\"general.architecture\", \"test.nested\"]"),
+        "{text}"
+    );
     let doc: Value = serde_json::from_str(&json).unwrap();
     let nested = doc["metadata"].as_array().unwrap().iter().find(|r| r["key"] == "test.nested").unwrap();
     assert_eq!(nested["count"], 500_000);

@@ -26,7 +26,7 @@ mod text;
 use model::Model;
 
 /// Schema tag of `inspect --json` output; bumped only for incompatible changes (see docs/cli.md).
-pub const JSON_SCHEMA: &str = "tpack-inspect/2";
+pub const JSON_SCHEMA: &str = "tpack-inspect/3";
 
 /// No line of text output is wider than this many columns.
 pub const WIDTH: usize = 100;
@@ -72,19 +72,18 @@ pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
 pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
     let map = crate::fsutil::map(path)?;
     let file_length = map.len() as u64;
-    // Each input is read into the one model; what the model borrows (the map, a parsed GGUF file, an
-    // imported foreign model) lives here.
-    let mut out = match Format::sniff(&map) {
-        Some(Format::Gguf) => {
+    // Each input is read into the one model; what the model borrows (the map, a parsed GGUF file, a model
+    // another importer read) lives here. A GGUF file is parsed here rather than imported, as the importer
+    // copies every metadata value into an owned one for the writer.
+    let format = Format::sniff(&map);
+    let mut out = match (format, format.and_then(importer)) {
+        (Some(Format::Gguf), _) => {
             let file = crate::formats::gguf::parse(path, &map)?;
             show(path, &Model::of_gguf(&file, path, file_length)?, opts)?
         }
-        Some(format) if importer(format).is_some() => {
-            let imported = importer(format).map(|i| i.read(path, &map)).transpose()?;
-            match &imported {
-                Some(m) => show(path, &Model::of_import(format, m, file_length), opts)?,
-                None => String::new(),
-            }
+        (Some(format), Some(import)) => {
+            let imported = import.read(path, &map)?;
+            show(path, &Model::of_import(format, &imported, file_length), opts)?
         }
         _ => show(path, &Model::of_container(&open(path, &map)?), opts)?,
     };
