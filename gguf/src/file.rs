@@ -9,7 +9,11 @@ use crate::format::{value_type_name, GgmlType};
 use crate::read::Reader;
 
 /// A parsed GGUF file, borrowing its strings and tensor data from the input.
+///
+/// Made by [`crate::parse`] only (`#[non_exhaustive]`): its fields describe a validated file, and a field
+/// added for a later GGUF version is not a breaking change.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Gguf<'a> {
     /// The format version: 2 or 3.
     pub version: u32,
@@ -210,8 +214,9 @@ impl ExactSizeIterator for GgufElements<'_> {}
 
 impl core::iter::FusedIterator for GgufElements<'_> {}
 
-/// One tensor: its info and its bytes.
+/// One tensor: its info and its bytes. Made by [`crate::parse`] only (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GgufTensor<'a> {
     /// The name: unique in the file and nonempty.
     pub name: &'a str,

@@ -23,7 +23,6 @@ use crate::error::Error;
 use crate::format::{Descriptor, Dtype, Header, Packing};
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
-pub(crate) use metadata::is_valid_pool_value;
 pub use metadata::{MetaIter, Metadata};
 pub use verify::{EntryVerification, Verification};
 
@@ -123,6 +122,17 @@ impl<'a> Container<'a> {
             checksums: &[],
             depth: 0,
         })
+    }
+
+    /// The view of `bytes` that [`Container::parse`] accepted, without checking again: slices only, O(1).
+    /// `None` when the header's sections no longer fit `bytes` (they changed since they were parsed).
+    #[cfg(feature = "std")]
+    pub(crate) fn from_checked(bytes: &'a [u8]) -> Option<Self> {
+        let container = Self::from_checked_prefix(bytes)?;
+        let trailer = header::Bounds::from(container.header.sections.last()?);
+        let trailer = crate::layout::slice(bytes, trailer.offset, trailer.end.checked_sub(trailer.offset)?)?;
+        let (checksums, _) = <[U32]>::ref_from_prefix_with_elems(trailer, container.table.len()).ok()?;
+        Some(Container { checksums, ..container })
     }
 
     /// The prefix of a stream (spec §11.2), `bytes` from the container's first byte to at least the end of its
