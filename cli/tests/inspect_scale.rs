@@ -271,6 +271,45 @@ fn foreign_files_are_inspected_directly() {
     assert!(out.contains("F32") && out.contains("[4, 8] (32 elements)"), "{out}");
 }
 
+/// A shard set (a Hugging Face index or its directory, the first split of a split GGUF) is inspected as
+/// `convert` reads it: the entries and metadata of the container it converts to.
+#[test]
+fn shard_sets_are_inspected_as_convert_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |d: &Value| -> Vec<(String, String, Value)> {
+        let mut v: Vec<_> = d["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_owned(),
+                    e["dtype"].as_str().unwrap().to_owned(),
+                    e["shape"].clone(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    for (input, files) in [
+        (fixture("sharded"), 5),
+        (fixture("sharded/model.safetensors.index.json"), 5),
+        (fixture("split/model-00001-of-00003.gguf"), 3),
+    ] {
+        let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", input, "--json"))).unwrap();
+        assert_eq!(doc["files"], files, "{}", input.display());
+        let out = dir.path().join("set.tpack");
+        assert_ok(&run!("convert", input, out, "--force"));
+        let converted: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json"))).unwrap();
+        assert_eq!(names(&doc), names(&converted), "{}", input.display());
+        assert_eq!(doc["totals"]["payload_bytes"], converted["totals"]["payload_bytes"]);
+        let text = assert_ok(&run!("inspect", input));
+        assert!(text.replace("\n    ", " ").contains(&format!("shard set of {files} files")), "{text}");
+        assert_fits(&text);
+    }
+}
+
 #[test]
 fn json_elides_long_arrays_unless_full() {
     let dir = tempfile::tempdir().unwrap();

@@ -54,6 +54,7 @@ pub(super) fn document(model: &Model<'_>, path: &Path, opts: &Options) -> Value 
     doc.insert("format".into(), json!(model.format.name()));
     doc.insert("file".into(), json!(path.display().to_string()));
     doc.insert("file_length".into(), json!(model.file_length));
+    doc.insert("files".into(), json!(model.files));
     if let Some(f) = &opts.filter {
         doc.insert("filter".into(), json!(f));
     }

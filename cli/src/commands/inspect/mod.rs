@@ -1,6 +1,7 @@
 //! `tpack inspect`: what a tpack, safetensors or GGUF file holds, as a tree of name components or as JSON.
 //!
-//! Any input is first read into one [`Model`] of what inspect shows (`model`): its entries, and its metadata
+//! Any input — a container, a GGUF or safetensors file, a shard set — is first read into one [`Model`] of what
+//! inspect shows (`model`): its entries, and its metadata
 //! as lazy views of the file. The model is then rendered as text (`text`, with the entry table in `table`),
 //! as JSON (`json`), or, for `--entry`, as one entry's details (`detail`). Metadata values are never built
 //! in full: each renderer walks as much of a value as it shows, so memory is bounded by the output plus the
@@ -14,6 +15,7 @@ use std::path::Path;
 
 use crate::error::{CliError, Result};
 use crate::formats::{importer, tpack::open, Format};
+use crate::shards::ShardSet;
 use crate::text::quoted;
 
 mod detail;
@@ -63,20 +65,31 @@ pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
     run_with(path, &Options { entry: entry.map(str::to_owned), json: as_json, ..Options::default() })
 }
 
-/// Runs `tpack inspect` on a tpack, safetensors or GGUF file (told from its first bytes, as `convert` does).
+/// Runs `tpack inspect` on a tpack, safetensors or GGUF file (told from its first bytes, as `convert` does),
+/// or on a shard set `convert` reads (a Hugging Face index, or the first split of a split GGUF).
 ///
 /// # Errors
 /// The file cannot be read ([`crate::error::Kind::Io`]), is not a valid container
 /// ([`crate::error::Kind::Invalid`]) or a valid foreign file ([`crate::error::Kind::Input`]); `--entry` names
 /// no entry ([`crate::error::Kind::Input`]).
 pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
+    if let Some(set) = ShardSet::find(path)? {
+        // A shard set (a Hugging Face index, or the first split of a split GGUF), read and merged as
+        // `convert` reads it.
+        let files: Vec<&Path> = set.files().collect();
+        let length = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).sum();
+        let read = set.read()?;
+        let mut model = Model::of_import(set.format(), &read.model, length);
+        model.files = files.len();
+        return show(path, &model, opts).map(with_newline);
+    }
     let map = crate::fsutil::map(path)?;
     let file_length = map.len() as u64;
     // Each input is read into the one model; what the model borrows (the map, a parsed GGUF file, a model
     // another importer read) lives here. A GGUF file is parsed here rather than imported, as the importer
     // copies every metadata value into an owned one for the writer.
     let format = Format::sniff(&map);
-    let mut out = match (format, format.and_then(importer)) {
+    let out = match (format, format.and_then(importer)) {
         (Some(Format::Gguf), _) => {
             let file = crate::formats::gguf::parse(path, &map)?;
             show(path, &Model::of_gguf(&file, path, file_length)?, opts)?
@@ -87,10 +100,15 @@ pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
         }
         _ => show(path, &Model::of_container(&open(path, &map)?), opts)?,
     };
+    Ok(with_newline(out))
+}
+
+/// `out`, ending with a newline.
+fn with_newline(mut out: String) -> String {
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    Ok(out)
+    out
 }
 
 /// The output `opts` asks for, from `model`.

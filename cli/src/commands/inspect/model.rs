@@ -20,8 +20,10 @@ use crate::meta_view::{Level, MetaView, OwnedView};
 pub(super) struct Model<'a> {
     /// The file's format.
     pub(super) format: Format,
-    /// The file's length in bytes.
+    /// The length in bytes of the file, or of every file of a shard set.
     pub(super) file_length: u64,
+    /// How many files were read: 1, or the index (if any) and the shards of a shard set.
+    pub(super) files: usize,
     /// The parsed container, for a tpack file (its header, version and flags are shown).
     pub(super) container: Option<Container<'a>>,
     /// The entries, in the file's order.
@@ -125,6 +127,7 @@ impl<'a> Model<'a> {
         Self {
             format: Format::Tpack,
             file_length: c.as_bytes().len() as u64,
+            files: 1,
             container: Some(*c),
             entries: c.entries().map(|e| Self::item_of_entry(&e)).collect(),
             metadata: c.metadata().iter().map(|(key, v)| Record { key, value: Value::Tpack(v) }).collect(),
@@ -170,10 +173,11 @@ impl<'a> Model<'a> {
         if file.big_endian {
             metadata.push(Record { key: gguf::BIG_ENDIAN, value: Value::Tpack(MetaValue::Bool(true)) });
         }
-        Ok(Self { format: Format::Gguf, file_length, container: None, entries, metadata })
+        Ok(Self { format: Format::Gguf, file_length, files: 1, container: None, entries, metadata })
     }
 
-    /// A file another importer read whole (safetensors, whose metadata is strings in its JSON header).
+    /// A model another importer read whole: a safetensors file (whose metadata is strings in its JSON header),
+    /// or a shard set merged as `convert` merges it.
     pub(super) fn of_import(format: Format, imported: &'a Imported<'a>, file_length: u64) -> Self {
         let entries = imported
             .entries
@@ -193,7 +197,7 @@ impl<'a> Model<'a> {
             .iter()
             .map(|(key, v)| Record { key, value: Value::Imported(OwnedView::Value(v)) })
             .collect();
-        Self { format, file_length, container: None, entries, metadata }
+        Self { format, file_length, files: 1, container: None, entries, metadata }
     }
 
     /// Indices of the entries `--filter` selects.

@@ -44,7 +44,11 @@ fn header(model: &Model<'_>, path: &Path, lines: &mut Vec<String>) {
     let file = escape(&path.display().to_string()).into_owned();
     let Some(c) = &model.container else {
         let format = model.format.name();
-        prose(lines, &format!("{file}: {format}, {}", size_words(model.file_length)));
+        let what = match model.files {
+            1 => format!("{format}, {}", size_words(model.file_length)),
+            n => format!("a {format} shard set of {n} files, {} in all", size_words(model.file_length)),
+        };
+        prose(lines, &format!("{file}: {what}"));
         prose(
             lines,
             &format!(
