@@ -13,6 +13,7 @@ use tpack_gguf::{Gguf, GgufValue};
 use super::glob::name_matches;
 use super::Options;
 use crate::error::Result;
+use crate::formats::tpack::OutEntry;
 use crate::formats::{gguf, Format, Model as Imported};
 use crate::meta_view::{Level, MetaView, OwnedView};
 
@@ -52,7 +53,21 @@ pub(super) struct Item<'a> {
     pub(super) entry: Option<Entry<'a>>,
 }
 
-impl Item<'_> {
+impl<'a> Item<'a> {
+    /// An entry a foreign file's reader gives, as `convert` would write it, under `name` (its name, borrowed
+    /// from the input).
+    fn of_out_entry(name: Cow<'a, str>, e: &OutEntry<'_>) -> Self {
+        Item {
+            elements: e.shape.iter().map(|&d| u128::from(d)).product(),
+            name,
+            dtype: e.dtype,
+            shape: e.shape.clone(),
+            bytes: e.length,
+            target: e.target,
+            entry: None,
+        }
+    }
+
     /// The shape as `[d0, d1, …]`.
     pub(super) fn shape_text(&self) -> String {
         let dims: Vec<String> = self.shape.iter().map(u64::to_string).collect();
@@ -154,18 +169,8 @@ impl<'a> Model<'a> {
     /// # Errors
     /// [`crate::Kind::Input`]: what `convert` refuses.
     pub(super) fn of_gguf(file: &'a Gguf<'a>, path: &Path, file_length: u64) -> Result<Self> {
-        let entries = gguf::entries(path, file)?
-            .into_iter()
-            .map(|e| Item {
-                elements: e.shape.iter().map(|&d| u128::from(d)).product(),
-                name: e.name,
-                dtype: e.dtype,
-                shape: e.shape,
-                bytes: e.length,
-                target: e.target,
-                entry: None,
-            })
-            .collect();
+        let entries =
+            gguf::entries(path, file)?.into_iter().map(|e| Item::of_out_entry(e.name.clone(), &e)).collect();
         let mut metadata: Vec<Record<'a>> =
             file.metadata.iter().map(|(key, v)| Record { key, value: Value::Gguf(*v) }).collect();
         metadata.push(Record { key: gguf::KEY_ORDER, value: Value::GgufKeys(&file.metadata) });
@@ -179,19 +184,8 @@ impl<'a> Model<'a> {
     /// A model another importer read whole: a safetensors file (whose metadata is strings in its JSON header),
     /// or a shard set merged as `convert` merges it.
     pub(super) fn of_import(format: Format, imported: &'a Imported<'a>, file_length: u64) -> Self {
-        let entries = imported
-            .entries
-            .iter()
-            .map(|e| Item {
-                name: Cow::Borrowed(e.name.as_ref()),
-                dtype: e.dtype,
-                shape: e.shape.clone(),
-                elements: e.shape.iter().map(|&d| u128::from(d)).product(),
-                bytes: e.length,
-                target: e.target,
-                entry: None,
-            })
-            .collect();
+        let entries =
+            imported.entries.iter().map(|e| Item::of_out_entry(Cow::Borrowed(e.name.as_ref()), e)).collect();
         let metadata = imported
             .metadata
             .iter()
