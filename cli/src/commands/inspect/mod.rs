@@ -15,6 +15,7 @@ use std::path::Path;
 
 use crate::error::{CliError, Result};
 use crate::formats::{importer, tpack::open, Format};
+use crate::shards::hf_index::INDEX_SUFFIX;
 use crate::shards::ShardSet;
 use crate::text::quoted;
 
@@ -73,7 +74,7 @@ pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
 /// ([`crate::error::Kind::Invalid`]) or a valid foreign file ([`crate::error::Kind::Input`]); `--entry` names
 /// no entry ([`crate::error::Kind::Input`]).
 pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
-    if let Some(set) = ShardSet::find(path)? {
+    if let Some(set) = shard_set(path)? {
         // A shard set (a Hugging Face index, or the first split of a split GGUF), read and merged as
         // `convert` reads it.
         let files: Vec<&Path> = set.files().collect();
@@ -101,6 +102,24 @@ pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
         _ => show(path, &Model::of_container(&open(path, &map)?), opts)?,
     };
     Ok(with_newline(out))
+}
+
+/// The shard set `path` names, as `convert` finds it; a directory without a Hugging Face index is none
+/// (it is then refused as a directory, as any other input that is no file).
+///
+/// # Errors
+/// As [`ShardSet::find`].
+fn shard_set(path: &Path) -> Result<Option<ShardSet>> {
+    if path.is_dir() {
+        let listing = std::fs::read_dir(path).map_err(|e| CliError::io("cannot list", path, &e))?;
+        let has_index = listing
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .any(|name| name.ends_with(INDEX_SUFFIX));
+        if !has_index {
+            return Ok(None);
+        }
+    }
+    ShardSet::find(path)
 }
 
 /// `out`, ending with a newline.
