@@ -216,3 +216,35 @@ fn owned_type(v: &OwnedValue) -> MetaType {
         OwnedValue::ArrayArray(_) => MetaType::ARRAY_ARRAY,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata_json::render::{self, Style};
+
+    /// An owned value seen in place walks as the core's view of it does, at every level.
+    #[test]
+    fn owned_values_walk_as_their_core_views() {
+        let values = [
+            OwnedValue::ArrayArray(vec![
+                OwnedValue::U8Array(vec![1, 2]),
+                OwnedValue::ArrayArray(vec![
+                    OwnedValue::StringArray(vec!["x".into()]),
+                    OwnedValue::BoolArray(vec![]),
+                ]),
+                OwnedValue::F32Array(vec![f32::from_bits(0x7f80_0001), 0.5]),
+                OwnedValue::I64Array(vec![-1]),
+            ]),
+            OwnedValue::F64(f64::NAN),
+            OwnedValue::Bytes(vec![0xab; 40]),
+            OwnedValue::String("s".into()),
+        ];
+        for style in [Style::EXACT, Style { limit: render::Limit::Items(1), f32: render::F32Form::Number }] {
+            for v in &values {
+                let owned = render::holder(None, OwnedView::Value(v), style);
+                let core = v.with_value(|m| render::holder(None, m, style));
+                assert_eq!(owned, core, "{v:?}");
+            }
+        }
+    }
+}
