@@ -78,7 +78,7 @@ pub use read::{
 pub use write::VecBookkeeping;
 pub use write::{
     Bookkeeping, Buf, Buffer, EntryDecl, FixedBookkeeping, Mode, NewEntry, OnePass, SeekWriter, Seekable,
-    ShortStorage, SliceBookkeeping, StreamWriter, WriteError, Writer,
+    ShortStorage, SliceBookkeeping, StreamWriter, WriteError, WriteErrorClass, Writer,
 };
 /// The `zerocopy` little-endian types that typed views and metadata arrays use (re-exported so that a
 /// dependent names the same version).

@@ -146,12 +146,13 @@ impl tpack_event {
 }
 
 impl From<DecodeError> for Failure {
+    /// Exhaustive (the core's `DecodeError` is, on purpose): a new way for a decoder to stop fails to compile
+    /// here until it has a code.
     fn from(e: DecodeError) -> Self {
         match e {
             DecodeError::Invalid(e) => Failure::Invalid(e),
             DecodeError::BufferTooSmall { needed } => Failure::BufferTooSmall { needed },
             DecodeError::Finished => Failure::Code(tpack_result::TPACK_RESULT_DECODER_FINISHED),
-            _ => Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER),
         }
     }
 }
@@ -392,7 +393,7 @@ pub unsafe extern "C" fn tpack_decoder_feed(
             // SAFETY: the callback's contract; `event` lives across the call.
             let code = unsafe { on_event(user, &event) };
             if code != 0 {
-                return Err(Failure::Writer {
+                return Err(Failure::Other {
                     result: tpack_result::TPACK_RESULT_IO,
                     entry: None,
                     value: Some(u64::from_le_bytes(i64::from(code).to_le_bytes())),

@@ -16,7 +16,8 @@ use core::mem::{align_of, size_of};
 use tpack::embedded_io::{self, ErrorKind, ErrorType, SeekFrom};
 use tpack::format::DEFAULT_ALIGNMENT;
 use tpack::{
-    Buffer, Dtype, EntryDecl, MetaType, MetaValue, SeekWriter, SliceBookkeeping, StreamWriter, WriteError,
+    Dtype, EntryDecl, MetaType, MetaValue, SeekWriter, SliceBookkeeping, StreamWriter, WriteError,
+    WriteErrorClass,
 };
 
 use crate::boundary::{
@@ -198,41 +199,31 @@ fn bad_argument() -> Failure {
 }
 
 impl From<WriteError<CallbackError>> for Failure {
+    /// By the core's class of the error, which every writer error has: a new kind of writer error is mapped
+    /// here without a line of its own, and a new class fails to compile until it is.
     fn from(e: WriteError<CallbackError>) -> Self {
-        let misuse = |entry: Option<u32>, value: Option<u64>| Failure::Writer {
-            result: tpack_result::TPACK_RESULT_WRITER_MISUSE,
+        let other = |result: tpack_result, entry: Option<u32>, value: Option<u64>| Failure::Other {
+            result,
             entry,
             value,
         };
-        match e {
-            WriteError::Io(CallbackError(code)) => Failure::Writer {
-                result: tpack_result::TPACK_RESULT_IO,
-                entry: None,
-                // The callback's number, sign-extended, as `value` holds it.
-                value: Some(u64::from_le_bytes(i64::from(code).to_le_bytes())),
-            },
-            WriteError::Format(e) => Failure::Invalid(e),
-            WriteError::BufferFull(buffer) => Failure::Writer {
-                result: tpack_result::TPACK_RESULT_WRITER_FULL,
-                entry: None,
-                value: Some(match buffer {
-                    Buffer::Entries => 0,
-                    Buffer::Names => 1,
-                    Buffer::MetadataRecords => 2,
-                    Buffer::MetadataBytes => 3,
-                    _ => 4,
-                }),
-            },
-            WriteError::PayloadTooLong { entry, expected } => misuse(Some(entry), Some(expected)),
-            WriteError::PayloadTooShort { entry, expected, .. } => misuse(Some(entry), Some(expected)),
-            WriteError::UnknownLength { entry } | WriteError::UnsizedNotBytes { entry } => {
-                misuse(Some(entry), None)
+        match e.class() {
+            // The callback's number, sign-extended, as `value` holds it.
+            WriteErrorClass::Io(CallbackError(code)) => other(
+                tpack_result::TPACK_RESULT_IO,
+                None,
+                Some(u64::from_le_bytes(i64::from(*code).to_le_bytes())),
+            ),
+            WriteErrorClass::Format(e) => Failure::Invalid(e),
+            WriteErrorClass::BufferFull(buffer) => {
+                other(tpack_result::TPACK_RESULT_WRITER_FULL, None, Some(u64::from(buffer.number())))
             }
-            WriteError::EntriesMissing { written, declared } => {
-                misuse(Some(written), Some(u64::from(declared)))
+            // An offset past 2^64 comes of declarations no caller can write in one container: misuse.
+            WriteErrorClass::TooLarge => other(tpack_result::TPACK_RESULT_WRITER_MISUSE, None, None),
+            WriteErrorClass::Misuse { entry, value } => {
+                other(tpack_result::TPACK_RESULT_WRITER_MISUSE, entry, value)
             }
-            WriteError::Poisoned => Failure::Code(tpack_result::TPACK_RESULT_WRITER_POISONED),
-            _ => misuse(None, None),
+            WriteErrorClass::Poisoned => Failure::Code(tpack_result::TPACK_RESULT_WRITER_POISONED),
         }
     }
 }
@@ -278,7 +269,7 @@ unsafe fn lend_bookkeeping(
     unsafe { core::ptr::write_bytes(start.as_ptr(), 0, len) };
     // SAFETY: initialized just above; exclusive and alive as long as the writer by the contract.
     let block = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), len) };
-    SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Writer {
+    SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Other {
         result: tpack_result::TPACK_RESULT_SHORT_STORAGE,
         entry: None,
         value: short.needed.and_then(|n| u64::try_from(n).ok()),
@@ -458,20 +449,19 @@ pub unsafe extern "C" fn tpack_writer_metadata(
     })
 }
 
-/// The value of type `t` whose stored bytes are `b`; `None` when they do not encode a value of the type.
+/// The value of type `t` whose bytes, as `tpack_writer_metadata` takes them, are `b`; `None` when they do not
+/// encode a value of the type. The core decodes both kinds: a pool type from its encoding, an inline type from
+/// its record bits, which cross this API at their native width (8 bytes, 1 for `bool`).
 fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
-    let word8 = || <[u8; 8]>::try_from(b).ok();
-    Some(match t {
-        MetaType::U64 => MetaValue::U64(u64::from_le_bytes(word8()?)),
-        MetaType::I64 => MetaValue::I64(i64::from_le_bytes(word8()?)),
-        MetaType::F64 => MetaValue::F64(f64::from_le_bytes(word8()?)),
-        MetaType::BOOL => MetaValue::Bool(match b {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        }),
-        pool => return MetaValue::from_encoded(pool, b),
-    })
+    if !t.is_inline() {
+        return MetaValue::from_encoded(t, b);
+    }
+    let bits = match *b {
+        [byte] if t == MetaType::BOOL => u64::from(byte),
+        _ if t == MetaType::BOOL => return None,
+        _ => u64::from_le_bytes(b.try_into().ok()?),
+    };
+    MetaValue::from_inline(t, bits)
 }
 
 /// Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes

@@ -17,5 +17,5 @@ mod writer;
 pub use bookkeeping::VecBookkeeping;
 pub use bookkeeping::{Bookkeeping, Buf, Buffer, FixedBookkeeping, ShortStorage, SliceBookkeeping};
 pub use decl::{EntryDecl, NewEntry};
-pub use error::WriteError;
+pub use error::{WriteError, WriteErrorClass};
 pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};
