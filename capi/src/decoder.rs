@@ -8,15 +8,15 @@ use core::mem::{align_of, size_of};
 
 use tpack::format::HEADER_LEN_V1;
 use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
-use tpack::MetaValue;
 
 use crate::boundary::{
     buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
-    text, tpack_bytes, tpack_str, Handle, Stored,
+    tpack_bytes, tpack_str, Handle, Stored,
 };
 use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
 use crate::metadata::tpack_meta_value;
+use crate::view::{self, View};
 
 /// Bytes of caller storage a decoder handle needs (on every target).
 pub const TPACK_DECODER_SIZE: usize = 1024;
@@ -423,14 +423,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_entry_count(
     decoder: *const tpack_decoder,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, prefix.len()) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, View::entry_count, out_count) })
 }
 
 /// Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
@@ -450,15 +449,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_entry(
     index: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        let entry = prefix.entry(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::entry_at(view, index, out_entry) })
 }
 
 /// Like `tpack_decoder_prefix_entry`, for the entry named `name` (`name_len` bytes): a binary search.
@@ -476,19 +473,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_find(
     name_len: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let name = unsafe { text(name, name_len) }?;
-        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
-        let name = core::str::from_utf8(name).map_err(|_| not_found)?;
-        let entry = prefix.get(name).ok_or(not_found)?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::find(view, name, name_len, out_entry) })
 }
 
 /// Writes the number of metadata records in the stream's prefix.
@@ -503,14 +494,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_count(
     decoder: *const tpack_decoder,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, prefix.metadata().len()) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, |v| v.metadata().len(), out_count) })
 }
 
 /// Fills `out_value` with the prefix's metadata value under `key`, to read with the `tpack_meta_*`
@@ -529,19 +519,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_get(
     key_len: usize,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
-        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
-        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let key = unsafe { text(key, key_len) }?;
-        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
-        let key = core::str::from_utf8(key).map_err(|_| not_found)?;
-        let value = prefix.metadata().get(key).ok_or(not_found)?;
-        // SAFETY: checked by `storage`; writable by the caller's contract.
-        unsafe { fill(slot, value) };
-        Ok(())
-    })
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
+        // SAFETY: the caller's contract.
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_get(view, key, key_len, out_value) })
 }
 
 /// The prefix's metadata record at `index` in key order: its key to `out_key`, its value to `out_value`.
@@ -560,20 +544,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_at(
     out_key: *mut tpack_str,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let key_dst = out(out_key)?;
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
-        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
-        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
-        let (key, value) =
-            prefix.metadata().at(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
-        // SAFETY: checked by `out` and `storage`; writable by the caller's contract.
-        unsafe {
-            put(key_dst, tpack_str::new(key));
-            fill(slot, value);
-        }
-        Ok(())
-    })
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
+        // SAFETY: the caller's contract.
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_at(view, index, out_key, out_value) })
 }
 
 /// Saves the decoder's state (everything but its buffer's bytes) to `out_state`. To go on later — after a

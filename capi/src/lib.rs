@@ -44,6 +44,7 @@ mod error;
 mod message;
 mod metadata;
 mod names;
+mod view;
 mod writer;
 
 pub use boundary::{tpack_bytes, tpack_str};
