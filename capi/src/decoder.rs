@@ -10,8 +10,8 @@ use tpack::format::HEADER_LEN_V1;
 use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
 
 use crate::boundary::{
-    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
-    tpack_bytes, tpack_str, Handle, Stored,
+    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, kept, out, put, slice_of,
+    storage, tpack_bytes, tpack_str, zeroed, Handle, Stored,
 };
 use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
@@ -161,7 +161,8 @@ impl From<DecodeError> for Failure {
 /// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
 /// container while it is received.
 ///
-/// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile.
+/// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
+/// zeroes the buffer first (so it may be uninitialized memory), once.
 ///
 /// # Errors
 /// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
@@ -182,9 +183,9 @@ pub unsafe extern "C" fn tpack_decoder_init(
         if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
-        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
-        // decoder is used, by the caller's contract.
-        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `buffer_arg`; writable and exclusive for as long as the decoder is used, by the
+        // caller's contract.
+        let buffer = unsafe { zeroed(buffer, buffer_len) };
         // SAFETY: checked by `storage`; writable by the caller's contract.
         unsafe { fill(slot, Decoder::new(buffer)) };
         Ok(())
@@ -603,9 +604,9 @@ pub unsafe extern "C" fn tpack_decoder_resume(
         if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
-        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
-        // decoder is used, by the caller's contract.
-        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `buffer_arg`; holding what the saved decoder's buffer held (so initialized),
+        // writable and exclusive for as long as the decoder is used, by the caller's contract.
+        let buffer = unsafe { kept(buffer, buffer_len) };
         // SAFETY: checked by `storage`; writable by the caller's contract.
         unsafe { fill(slot, Decoder::resume(buffer, saved)) };
         Ok(())

@@ -1,16 +1,21 @@
 //! The text of a result and of a `tpack_error`: [`tpack_result_message`] and [`tpack_error_message`], which
 //! rebuilds the core's error from the struct's fields to print the core's own message.
 
-use core::ffi::c_char;
+use core::ffi::{c_char, CStr};
 use core::fmt::{self, Write as _};
 
-use crate::boundary::{buffer, guard, out};
+use crate::boundary::{buffer, guard, read_arg, zeroed};
 use crate::error::{error_of, result_code, tpack_error, tpack_result, Failure, TPACK_NONE64};
 
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
 pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
-    let text: &'static core::ffi::CStr = match result {
+    result_text(result).as_ptr()
+}
+
+/// The message of result code `result`.
+fn result_text(result: u32) -> &'static CStr {
+    match result {
         0 => c"success",
         1 => c"the container breaks a rule of the tpack spec",
         2 => c"a pointer argument is NULL",
@@ -28,8 +33,7 @@ pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
         14 => c"the writer was used out of order, or a payload's length differs from its declaration",
         15 => c"an earlier error stopped the writer",
         _ => c"unknown result code",
-    };
-    text.as_ptr()
+    }
 }
 
 /// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.
@@ -74,16 +78,14 @@ pub unsafe extern "C" fn tpack_error_message(
     len: usize,
 ) -> tpack_result {
     guard(|| {
-        let error = out(error.cast_mut())?;
+        // SAFETY: the caller's contract; every field of a `tpack_error` is an integer, so any bits are valid.
+        let error = unsafe { read_arg(error) }?;
         let buf = buffer(buf.cast::<u8>(), len)?;
         if len == 0 {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
-        // SAFETY: not NULL and aligned (`out`), readable by the caller's contract; `tpack_error` is plain data
-        // whose every field is an integer, so any bits are a valid value.
-        let error = unsafe { error.as_ptr().read() };
-        // SAFETY: `len` writable bytes at `buf` by the caller's contract, at most `isize::MAX` (checked).
-        let dst = unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) };
+        // SAFETY: checked by `buffer`; `len` writable bytes by the caller's contract.
+        let dst = unsafe { zeroed(buf, len) };
         let mut w = Truncating { buf: dst, len: 0 };
         let invalid = result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER);
         let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
@@ -92,11 +94,7 @@ pub unsafe extern "C" fn tpack_error_message(
             (r, _) if r == too_small && error.value != TPACK_NONE64 => {
                 write!(w, "the decoder's buffer is too small: the stream needs {} bytes kept", error.value)
             }
-            (result, _) => {
-                // SAFETY: `tpack_result_message` returns a static NUL-terminated string.
-                let text = unsafe { core::ffi::CStr::from_ptr(tpack_result_message(result)) };
-                w.write_str(text.to_str().unwrap_or(""))
-            }
+            (result, _) => w.write_str(result_text(result).to_str().unwrap_or("")),
         };
         let end = w.len;
         if let Some(nul) = dst.get_mut(end) {

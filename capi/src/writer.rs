@@ -21,9 +21,10 @@ use tpack::{
 };
 
 use crate::boundary::{
-    buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, take, text,
+    array_of, buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, read_arg, slice_of,
+    storage, take, text, zeroed,
 };
-use crate::boundary::{tpack_str, Handle, Stored};
+use crate::boundary::{tpack_str, Handle, Outcome, Stored};
 use crate::container::TPACK_MAX_RANK;
 use crate::error::{tpack_error, tpack_result, Failure};
 
@@ -264,11 +265,8 @@ unsafe fn lend_bookkeeping(
     bytes: usize,
 ) -> Result<Bookkeeping, Failure> {
     let start = buffer(block, len)?;
-    // SAFETY: writable for `len` bytes (at most `isize::MAX`, checked by `buffer`) by the contract. Zeroed
-    // first because the block may be uninitialized (a `malloc` block), and a `&mut [u8]` is made of it next.
-    unsafe { core::ptr::write_bytes(start.as_ptr(), 0, len) };
-    // SAFETY: initialized just above; exclusive and alive as long as the writer by the contract.
-    let block = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), len) };
+    // SAFETY: checked by `buffer`; writable, exclusive and alive as long as the writer by the contract.
+    let block = unsafe { zeroed(start, len) };
     SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Other {
         result: tpack_result::TPACK_RESULT_SHORT_STORAGE,
         entry: None,
@@ -356,6 +354,22 @@ unsafe fn writer_ref<'a>(w: *mut tpack_writer) -> Result<&'a mut Inner, Failure>
     unsafe { handle_mut(w) }
 }
 
+/// Runs `body` on the writer in `writer`, checked, under [`guard_with_error`].
+///
+/// # Safety
+/// As for [`handle_mut`]; `out_error` is NULL or writable.
+unsafe fn with_writer(
+    writer: *mut tpack_writer,
+    out_error: *mut tpack_error,
+    body: impl FnOnce(&mut Inner) -> Outcome,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        // SAFETY: this function's contract.
+        let w = unsafe { writer_ref(writer) }?;
+        body(w)
+    })
+}
+
 /// Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 ///
 /// # Errors
@@ -375,9 +389,8 @@ pub unsafe extern "C" fn tpack_writer_declare(
     out_error: *mut tpack_error,
 ) -> tpack_result {
     guard_with_error(out_error, || {
-        let decl = out(decl.cast_mut())?;
-        // SAFETY: not NULL and aligned (`out`), readable by the caller's contract; plain data.
-        let decl = unsafe { decl.as_ptr().read() };
+        // SAFETY: the caller's contract: a readable `tpack_entry_decl`, whose fields it set.
+        let decl = unsafe { read_arg(decl) }?;
         // SAFETY: the caller's contract.
         let w = unsafe { writer_ref(writer) }?;
         // SAFETY: the caller's contract, for the duration of the call.
@@ -389,10 +402,8 @@ pub unsafe extern "C" fn tpack_writer_declare(
         let dims: &[u64] = if decl.open_ended || (decl.rank == 0 && decl.dims.is_null()) {
             &[]
         } else {
-            let p = out(decl.dims.cast_mut())?;
-            // SAFETY: not NULL and aligned (`out`); `rank` (at most 8) readable `uint64_t`s by the caller's
-            // contract.
-            unsafe { core::slice::from_raw_parts(p.as_ptr(), decl.rank) }
+            // SAFETY: `rank` (at most 8) readable `uint64_t`s at `dims`, by the caller's contract.
+            unsafe { array_of(decl.dims, decl.rank) }?
         };
         let alignment = if decl.alignment == 0 { DEFAULT_ALIGNMENT } else { decl.alignment };
         let target = decl.has_target.then_some(decl.target);
@@ -435,9 +446,7 @@ pub unsafe extern "C" fn tpack_writer_metadata(
     value_len: usize,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
+    let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
         let key = unsafe { text(key, key_len) }?;
         let key = core::str::from_utf8(key).map_err(|_| bad_argument())?;
@@ -446,7 +455,9 @@ pub unsafe extern "C" fn tpack_writer_metadata(
         let value = meta_value(MetaType::from_code(value_type), bytes).ok_or_else(bad_argument)?;
         either!(w, w => w.metadata(key, value))?;
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, body) }
 }
 
 /// The value of type `t` whose bytes, as `tpack_writer_metadata` takes them, are `b`; `None` when they do not
@@ -482,14 +493,14 @@ pub unsafe extern "C" fn tpack_writer_write(
     len: usize,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
+    let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
         let chunk = unsafe { slice_of(bytes, len) }?;
         either!(w, w => w.write(chunk))?;
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, body) }
 }
 
 /// Ends the current entry (also an empty one, which needs no `tpack_writer_write`).
@@ -506,12 +517,8 @@ pub unsafe extern "C" fn tpack_writer_end_entry(
     writer: *mut tpack_writer,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
-        either!(w, w => w.end_entry())?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, |w| Ok(either!(w, w => w.end_entry())?)) }
 }
 
 /// Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
