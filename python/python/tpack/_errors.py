@@ -28,6 +28,15 @@ class TpackError(Exception):
         inner_rule: for R39, the id of the rule the nested container breaks.
     """
 
+    record: Optional[int]
+    position: Optional[int]
+    offset: Optional[int]
+    section: Optional[str]
+    value: Optional[int]
+    stored: Optional[int]
+    computed: Optional[int]
+    depth: Optional[int]
+
     def __init__(
         self,
         message: str,
@@ -36,40 +45,27 @@ class TpackError(Exception):
         entry: Optional[int] = None,
         entry_name: Optional[str] = None,
         inner_rule: Optional[str] = None,
-        *,
-        record: Optional[int] = None,
-        position: Optional[int] = None,
-        offset: Optional[int] = None,
-        section: Optional[str] = None,
-        value: Optional[int] = None,
-        stored: Optional[int] = None,
-        computed: Optional[int] = None,
-        depth: Optional[int] = None,
+        **context: object,
     ) -> None:
+        """``context`` takes the other attributes by name (``record=3``); an unknown name is a TypeError."""
+        unknown = set(context) - set(_CONTEXT_ONLY)
+        if unknown:
+            raise TypeError(f"unknown error context {sorted(unknown)}")
         super().__init__(message)
         self.rule = rule
         self.rule_name = rule_name
         self.entry = entry
         self.entry_name = entry_name
         self.inner_rule = inner_rule
-        self.record = record
-        self.position = position
-        self.offset = offset
-        self.section = section
-        self.value = value
-        self.stored = stored
-        self.computed = computed
-        self.depth = depth
-
-    def _context(self) -> dict:
-        return {name: getattr(self, name) for name in _CONTEXT_ONLY}
+        for name in _CONTEXT_ONLY:
+            setattr(self, name, context.get(name))
 
     def __reduce__(self):  # keeps the attributes through pickling (multiprocessing)
         args = (str(self), self.rule, self.rule_name, self.entry, self.entry_name, self.inner_rule)
-        return (_rebuild, (type(self), args, self._context()))
+        return (_rebuild, (type(self), args, {name: getattr(self, name) for name in _CONTEXT_ONLY}))
 
 
-# The context slots that are keyword-only arguments (the others are positional, as in the first release).
+# The context attributes passed by name (the others are positional, as in the first release).
 _CONTEXT_ONLY = ("record", "position", "offset", "section", "value", "stored", "computed", "depth")
 
 
