@@ -5,7 +5,8 @@ use std::error::Error as _;
 
 use tpack::format::Section;
 use tpack::stream::{DecodeError, PlaceError};
-use tpack::{Error, ErrorContext, Rule, WriteError};
+use tpack::write::WriteError;
+use tpack::{Error, ErrorContext, Rule};
 
 /// A context with every slot set, to small numbers every field's type holds.
 fn full() -> ErrorContext {
@@ -94,7 +95,7 @@ fn wrapping_errors_give_the_rule_as_source() {
 
 #[test]
 fn every_writer_error_has_the_class_bindings_map() {
-    use tpack::{Buffer, WriteErrorClass};
+    use tpack::write::{Buffer, WriteErrorClass};
     let io = std::io::Error::other("disk");
     let rule_error = Error::NameUtf8 { entry: 2 };
     assert!(matches!(WriteError::Io(io).class(), WriteErrorClass::Io(e) if e.to_string() == "disk"));

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use tpack::{Builder, Container, MetaType, MetaValue, OwnedMetaValue, Rule, StringArray};
+use tpack::{Container, MetaType, MetaValue, OwnedMetaValue, Rule, StringArray};
+
+use tpack::write::Builder;
 
 fn valid_vectors() -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors/valid");

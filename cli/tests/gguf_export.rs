@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use serde_json::Value;
+use tpack::write::{Builder, EntryDecl, NewEntry};
 use tpack::zerocopy::little_endian::U64;
-use tpack::{ArrayArray, Builder, Container, Dtype, EntryDecl, MetaValue, NewEntry};
+use tpack::{ArrayArray, Container, Dtype, MetaValue};
 
 /// The GGUF fixtures, which all come back byte for byte.
 const FIXTURES: [&str; 5] = ["model.gguf", "aligned64.gguf", "alltypes.gguf", "mixed.gguf", "bigendian.gguf"];

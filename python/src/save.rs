@@ -11,10 +11,10 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tpack::embedded_io::Write;
-use tpack::{
-    AtomicFile, Dtype, EntryDecl, Mode, OwnedMetaValue, SeekWriter, StreamWriter, VecBookkeeping, WriteError,
-    WriteErrorClass, Writer,
+use tpack::write::{
+    EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, WriteErrorClass, Writer,
 };
+use tpack::{AtomicFile, Dtype, OwnedMetaValue};
 
 use crate::errors::{format_error, os_error, Kind};
 use crate::meta;

@@ -145,7 +145,7 @@ pub struct DecoderState {
 }
 
 impl DecoderState {
-    /// The size of the state in bytes (a test holds it to this).
+    /// The size of the state in bytes: 960 on 64-bit targets (a test holds the README's figure to it).
     pub const SIZE: usize = core::mem::size_of::<DecoderState>();
 
     const fn new() -> Self {
@@ -161,7 +161,8 @@ impl DecoderState {
 /// A push decoder: feed it a container's bytes as they arrive, get [`Event`]s, then [`Decoder::finish`].
 ///
 /// ```
-/// # use tpack::{Builder, Dtype, EntryDecl, MetaValue};
+/// # use tpack::write::{Builder, EntryDecl};
+/// # use tpack::{Dtype, MetaValue};
 /// use tpack::stream::{Decoder, Event};
 /// # let mut b = Builder::new();
 /// # b.push(EntryDecl::new("w", Dtype::U8, &[3]).with_data(&[1, 2, 3]))?;
