@@ -5,7 +5,7 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 
 use tpack::format::MAX_RANK;
-use tpack::{Container, Dtype, Entry};
+use tpack::{Container, Dtype, Entry, Metadata};
 
 use crate::boundary::{
     fill, guard, guard_with_error, handle, out, put, slice_of, storage, tpack_bytes, tpack_str, Handle,
@@ -86,7 +86,7 @@ fn dims_of(shape: &tpack::Shape) -> [u64; TPACK_MAX_RANK] {
 }
 
 impl tpack_entry {
-    pub(crate) fn new(entry: &Entry<'static>) -> Self {
+    fn new(entry: &Entry<'static>) -> Self {
         let shape = entry.shape();
         let dims = dims_of(&shape);
         tpack_entry {
@@ -125,6 +125,22 @@ impl tpack_entry {
             rank: u8::try_from(shape.rank()).unwrap_or(u8::MAX),
             has_target: entry.target().is_some(),
         }
+    }
+}
+
+impl View for &Container<'static> {
+    type Entry = tpack_entry;
+    fn entry_count(&self) -> usize {
+        self.len()
+    }
+    fn entry(&self, position: usize) -> Option<tpack_entry> {
+        Container::entry(self, position).map(|e| tpack_entry::new(&e))
+    }
+    fn find(&self, name: &str) -> Option<tpack_entry> {
+        self.get(name).map(|e| tpack_entry::new(&e))
+    }
+    fn metadata(&self) -> Metadata<'static> {
+        Container::metadata(self)
     }
 }
 

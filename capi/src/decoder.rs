@@ -8,6 +8,7 @@ use core::mem::{align_of, size_of};
 
 use tpack::format::HEADER_LEN_V1;
 use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
+use tpack::Metadata;
 
 use crate::boundary::{
     buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, kept, out, put, slice_of,
@@ -338,6 +339,22 @@ pub unsafe extern "C" fn tpack_decoder_buffer_needed(
 unsafe fn decoder_ref<'a>(d: *const tpack_decoder) -> Result<&'a Decoder<'static>, Failure> {
     // SAFETY: the caller's contract.
     unsafe { handle(d) }
+}
+
+impl View for Prefix<'static> {
+    type Entry = tpack_entry;
+    fn entry_count(&self) -> usize {
+        self.len()
+    }
+    fn entry(&self, position: usize) -> Option<tpack_entry> {
+        Prefix::entry(self, position).map(|e| tpack_entry::of_prefix(&e))
+    }
+    fn find(&self, name: &str) -> Option<tpack_entry> {
+        self.get(name).map(|e| tpack_entry::of_prefix(&e))
+    }
+    fn metadata(&self) -> Metadata<'static> {
+        Prefix::metadata(self)
+    }
 }
 
 /// The prefix the decoder in `d` holds, or `TPACK_RESULT_NOT_FOUND` before `TPACK_EVENT_PREFIX`.

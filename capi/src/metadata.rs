@@ -17,7 +17,7 @@ use tpack::MetaValue;
 use crate::boundary::{fill, guard, handle, out, put, storage, tpack_bytes, tpack_str, Handle, Stored};
 use crate::container::{container_ref, tpack_container};
 use crate::error::{tpack_result, Failure};
-use crate::view;
+use crate::view::{self, MetaStorage};
 
 /// Bytes of caller storage a metadata value handle needs (on every target).
 pub const TPACK_META_VALUE_SIZE: usize = 48;
@@ -40,6 +40,9 @@ const _: () = {
     assert!(size_of::<Stored<MetaValue<'static>>>() <= TPACK_META_VALUE_SIZE);
     assert!(align_of::<Stored<MetaValue<'static>>>() <= TPACK_META_VALUE_ALIGN);
 };
+
+// SAFETY: the assertions above hold `tpack_meta_value` to the size and alignment of a stored `MetaValue`.
+unsafe impl MetaStorage for tpack_meta_value {}
 
 impl Handle for MetaValue<'static> {
     const TAG: u64 = u64::from_le_bytes(*b"tpk:meta");

@@ -4,55 +4,32 @@
 
 use core::ffi::c_char;
 
-use tpack::stream::Prefix;
-use tpack::{Container, MetaValue, Metadata};
+use tpack::{MetaValue, Metadata};
 
 use crate::boundary::{fill, out, put, storage, text, tpack_str};
-use crate::container::tpack_entry;
 use crate::error::{tpack_result, Failure};
-use crate::metadata::tpack_meta_value;
 
-/// A container's table and metadata, parsed (`Container`) or received so far (`Prefix`).
+/// A container's table and metadata, parsed (`Container`, in `container.rs`) or received so far (`Prefix`,
+/// in `decoder.rs`). The C types come in as parameters, so that this module depends on neither.
 pub(crate) trait View {
+    /// An entry as C reads it (`tpack_entry`).
+    type Entry;
     /// The number of entries.
     fn entry_count(&self) -> usize;
     /// The entry at `position` in table order.
-    fn entry(&self, position: usize) -> Option<tpack_entry>;
+    fn entry(&self, position: usize) -> Option<Self::Entry>;
     /// The entry called `name`.
-    fn find(&self, name: &str) -> Option<tpack_entry>;
+    fn find(&self, name: &str) -> Option<Self::Entry>;
     /// The metadata records.
     fn metadata(&self) -> Metadata<'static>;
 }
 
-impl View for &Container<'static> {
-    fn entry_count(&self) -> usize {
-        self.len()
-    }
-    fn entry(&self, position: usize) -> Option<tpack_entry> {
-        Container::entry(self, position).map(|e| tpack_entry::new(&e))
-    }
-    fn find(&self, name: &str) -> Option<tpack_entry> {
-        self.get(name).map(|e| tpack_entry::new(&e))
-    }
-    fn metadata(&self) -> Metadata<'static> {
-        Container::metadata(self)
-    }
-}
-
-impl View for Prefix<'static> {
-    fn entry_count(&self) -> usize {
-        self.len()
-    }
-    fn entry(&self, position: usize) -> Option<tpack_entry> {
-        Prefix::entry(self, position).map(|e| tpack_entry::of_prefix(&e))
-    }
-    fn find(&self, name: &str) -> Option<tpack_entry> {
-        self.get(name).map(|e| tpack_entry::of_prefix(&e))
-    }
-    fn metadata(&self) -> Metadata<'static> {
-        Prefix::metadata(self)
-    }
-}
+/// Caller storage that holds a metadata value handle (`tpack_meta_value`).
+///
+/// # Safety
+/// Implemented only by a storage type that its module asserts at compile time to be at least as large and as
+/// aligned as a `Stored<MetaValue<'static>>`, which [`metadata_get`] and [`metadata_at`] write into it.
+pub(crate) unsafe trait MetaStorage {}
 
 fn not_found() -> Failure {
     Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND)
@@ -91,7 +68,7 @@ pub(crate) unsafe fn count<V: View>(
 pub(crate) unsafe fn entry_at<V: View>(
     view: impl FnOnce() -> Result<V, Failure>,
     index: usize,
-    out_entry: *mut tpack_entry,
+    out_entry: *mut V::Entry,
 ) -> Result<(), Failure> {
     let dst = out(out_entry)?;
     let entry = view()?.entry(index).ok_or_else(not_found)?;
@@ -108,7 +85,7 @@ pub(crate) unsafe fn find<V: View>(
     view: impl FnOnce() -> Result<V, Failure>,
     name: *const c_char,
     name_len: usize,
-    out_entry: *mut tpack_entry,
+    out_entry: *mut V::Entry,
 ) -> Result<(), Failure> {
     let dst = out(out_entry)?;
     let view = view()?;
@@ -124,13 +101,13 @@ pub(crate) unsafe fn find<V: View>(
 ///
 /// # Safety
 /// `key` points to `key_len` readable bytes; `out_value` is NULL or points to a writable `tpack_meta_value`.
-pub(crate) unsafe fn metadata_get<V: View>(
+pub(crate) unsafe fn metadata_get<V: View, S: MetaStorage>(
     view: impl FnOnce() -> Result<V, Failure>,
     key: *const c_char,
     key_len: usize,
-    out_value: *mut tpack_meta_value,
+    out_value: *mut S,
 ) -> Result<(), Failure> {
-    let slot = storage::<_, MetaValue<'static>>(out_value)?;
+    let slot = storage::<S, MetaValue<'static>>(out_value)?;
     let view = view()?;
     // SAFETY: this function's contract.
     let key = unsafe { name_arg(key, key_len) }?;
@@ -144,14 +121,14 @@ pub(crate) unsafe fn metadata_get<V: View>(
 ///
 /// # Safety
 /// `out_key` is NULL or points to a writable `tpack_str`, `out_value` to a writable `tpack_meta_value`.
-pub(crate) unsafe fn metadata_at<V: View>(
+pub(crate) unsafe fn metadata_at<V: View, S: MetaStorage>(
     view: impl FnOnce() -> Result<V, Failure>,
     index: usize,
     out_key: *mut tpack_str,
-    out_value: *mut tpack_meta_value,
+    out_value: *mut S,
 ) -> Result<(), Failure> {
     let key_dst = out(out_key)?;
-    let slot = storage::<_, MetaValue<'static>>(out_value)?;
+    let slot = storage::<S, MetaValue<'static>>(out_value)?;
     let (key, value) = view()?.metadata().at(index).ok_or_else(not_found)?;
     // SAFETY: checked by `out` and `storage`; writable by this function's contract.
     unsafe {
