@@ -1,6 +1,8 @@
 //! The `tpack` command-line tool as a library: each command is a module under `commands/` whose `run`
 //! returns the text to print or a [`CliError`] in plain words; each file format is a module under
 //! `formats/`; models stored in several files (shard sets in, sharded safetensors out) are `shards/`.
+//! Metadata values are walked lazily from whatever they were read from (`meta_view`), and spelled as JSON in
+//! one place (`metadata_json`) and as words in `describe`.
 //! `main.rs` only parses arguments and prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
@@ -16,6 +18,8 @@ mod formats;
 mod fsutil;
 mod json_strict;
 mod manifest;
+mod meta_view;
+mod metadata_json;
 mod natural;
 mod output;
 mod owned_value;

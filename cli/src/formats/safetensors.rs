@@ -17,6 +17,7 @@ use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
 use crate::manifest::OwnedValue;
+use crate::metadata_json::render::Style;
 
 /// The bytes of the little-endian u64 header length that starts a safetensors file.
 const LENGTH_PREFIX: usize = 8;
@@ -170,7 +171,7 @@ fn truncation(bytes: &[u8]) -> Option<String> {
 fn metadata_string(value: &MetaValue<'_>) -> String {
     match value {
         MetaValue::String(s) => (*s).to_owned(),
-        other => crate::describe::meta_value_json(other).to_string(),
+        other => crate::metadata_json::render::value(*other, Style::EXACT).value.to_string(),
     }
 }
 

@@ -105,7 +105,7 @@ impl ShardSet {
     }
 
     /// Every file of the set: the index (if there is one) and the shards.
-    fn files(&self) -> impl Iterator<Item = &Path> {
+    pub(crate) fn files(&self) -> impl Iterator<Item = &Path> {
         let index = matches!(self.kind, SetKind::Index(_)).then_some(self.origin.as_path());
         index.into_iter().chain(self.shards.iter().map(|s| s.path.as_path()))
     }

@@ -34,22 +34,35 @@ fn metadata_value(v: &GgufValue<'_>) -> OwnedValue {
     }
 }
 
+/// The elements of variant `$variant` among `$items` (all of them: the parser checked that every element
+/// of an array has its element type).
+macro_rules! elements {
+    ($items:expr, $variant:ident) => {
+        $items.filter_map(|v| match v {
+            GgufValue::$variant(x) => Some(x),
+            _ => None,
+        })
+    };
+}
+
+/// A GGUF array as the tpack array of its element type.
 fn array_value(a: &GgufArray<'_>) -> OwnedValue {
-    match a {
-        GgufArray::U8(x) => OwnedValue::U8Array(x.clone()),
-        GgufArray::I8(x) => OwnedValue::I8Array(x.clone()),
-        GgufArray::U16(x) => OwnedValue::U16Array(x.clone()),
-        GgufArray::I16(x) => OwnedValue::I16Array(x.clone()),
-        GgufArray::U32(x) => OwnedValue::U32Array(x.clone()),
-        GgufArray::I32(x) => OwnedValue::I32Array(x.clone()),
-        GgufArray::F32(x) => OwnedValue::F32Array(x.clone()),
-        GgufArray::U64(x) => OwnedValue::U64Array(x.clone()),
-        GgufArray::I64(x) => OwnedValue::I64Array(x.clone()),
-        GgufArray::F64(x) => OwnedValue::F64Array(x.clone()),
-        GgufArray::Bool(x) => OwnedValue::BoolArray(x.clone()),
-        GgufArray::String(x) => OwnedValue::StringArray(x.iter().map(|s| (*s).to_owned()).collect()),
+    let items = a.iter();
+    match a.element_type_name() {
+        "uint8" => OwnedValue::U8Array(elements!(items, U8).collect()),
+        "int8" => OwnedValue::I8Array(elements!(items, I8).collect()),
+        "uint16" => OwnedValue::U16Array(elements!(items, U16).collect()),
+        "int16" => OwnedValue::I16Array(elements!(items, I16).collect()),
+        "uint32" => OwnedValue::U32Array(elements!(items, U32).collect()),
+        "int32" => OwnedValue::I32Array(elements!(items, I32).collect()),
+        "float32" => OwnedValue::F32Array(elements!(items, F32).collect()),
+        "uint64" => OwnedValue::U64Array(elements!(items, U64).collect()),
+        "int64" => OwnedValue::I64Array(elements!(items, I64).collect()),
+        "float64" => OwnedValue::F64Array(elements!(items, F64).collect()),
+        "bool" => OwnedValue::BoolArray(elements!(items, Bool).collect()),
+        "string" => OwnedValue::StringArray(elements!(items, String).map(str::to_owned).collect()),
         // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
-        GgufArray::Array(items) => OwnedValue::ArrayArray(items.iter().map(array_value).collect()),
+        _ => OwnedValue::ArrayArray(elements!(items, Array).map(|inner| array_value(&inner)).collect()),
     }
 }
 
@@ -64,18 +77,9 @@ impl Import for Gguf {
     /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`] (and
     /// [`BIG_ENDIAN`] for a big-endian file).
     fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
-        let file = tpack_gguf::parse(bytes)
-            .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
+        let file = parse(input, bytes)?;
         let mut metadata = Vec::with_capacity(file.metadata.len().saturating_add(2));
         for (key, value) in &file.metadata {
-            if key.starts_with(RESERVED_PREFIX) {
-                return Err(CliError::input(format!(
-                    "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                     the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
-                     rename the key in the GGUF file and convert that",
-                    input.display()
-                )));
-            }
             metadata.push(((*key).to_owned(), metadata_value(value)));
         }
         let order = file.metadata.iter().map(|(k, _)| (*k).to_owned()).collect();
@@ -84,10 +88,50 @@ impl Import for Gguf {
         if file.big_endian {
             metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
         }
-        // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
-        // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
-        // (both are powers of two, so every payload stays aligned as the file asks).
-        let alignment = u32::try_from(file.alignment).ok().filter(|&a| a <= MAX_ALIGNMENT).ok_or_else(|| {
+        let entries = entries(input, &file)?;
+        let notes = match unreproducible(&file, bytes) {
+            Some(why) => vec![format!(
+                "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
+                 back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
+                input.display()
+            )],
+            None => Vec::new(),
+        };
+        Ok(Model { compat_flags: 0, entries, metadata, notes })
+    }
+}
+
+/// Parses `bytes` (the content of `input`) as a GGUF file whose metadata keys tpack can store: none under
+/// [`RESERVED_PREFIX`]. Metadata values stay views of `bytes`.
+///
+/// # Errors
+/// [`crate::Kind::Input`]: not a valid GGUF file, or a key tpack reserves.
+pub(crate) fn parse<'a>(input: &Path, bytes: &'a [u8]) -> Result<tpack_gguf::Gguf<'a>> {
+    let file = tpack_gguf::parse(bytes)
+        .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
+    if let Some((key, _)) = file.metadata.iter().find(|(key, _)| key.starts_with(RESERVED_PREFIX)) {
+        return Err(CliError::input(format!(
+            "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
+             the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
+             rename the key in the GGUF file and convert that",
+            input.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// The entries `convert` writes for the tensors of `file` (read from `input`): in file order with shapes
+/// reversed (GGUF lists dimensions innermost first, tpack outermost first), at the larger of the file's
+/// alignment and tpack's default, a big-endian file's element tensors byte-swapped on the way through.
+///
+/// # Errors
+/// [`crate::Kind::Input`]: an alignment larger than tpack's maximum, or a quantized tensor in a big-endian
+/// file.
+pub(crate) fn entries<'a>(input: &Path, file: &tpack_gguf::Gguf<'a>) -> Result<Vec<OutEntry<'a>>> {
+    // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
+    // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
+    // (both are powers of two, so every payload stays aligned as the file asks).
+    let alignment = u32::try_from(file.alignment).ok().filter(|&a| a <= MAX_ALIGNMENT).ok_or_else(|| {
             CliError::input(format!(
                 "{}: general.alignment is {}, more than the largest payload alignment tpack can store \
                  ({MAX_ALIGNMENT}), so its layout cannot be kept; rewrite the GGUF file with an alignment of at \
@@ -96,15 +140,15 @@ impl Import for Gguf {
                 file.alignment
             ))
         })?;
-        let alignment = alignment.max(DEFAULT_ALIGNMENT);
-        let mut entries = Vec::with_capacity(file.tensors.len());
-        for t in &file.tensors {
-            let dtype = from_ggml(t.ggml_type);
-            let payload = if file.big_endian {
-                // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
-                // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
-                // little-endian), so its bytes cannot be trusted either way.
-                match dtype.packing() {
+    let alignment = alignment.max(DEFAULT_ALIGNMENT);
+    let mut entries = Vec::with_capacity(file.tensors.len());
+    for t in &file.tensors {
+        let dtype = from_ggml(t.ggml_type);
+        let payload = if file.big_endian {
+            // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
+            // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
+            // little-endian), so its bytes cannot be trusted either way.
+            match dtype.packing() {
                     Some(Packing::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
                     _ => {
                         return Err(CliError::input(format!(
@@ -117,29 +161,20 @@ impl Import for Gguf {
                         )))
                     }
                 }
-            } else {
-                Payload::Bytes(t.data)
-            };
-            entries.push(OutEntry {
-                name: Cow::Borrowed(t.name),
-                dtype,
-                shape: t.dims.iter().rev().copied().collect(),
-                alignment,
-                target: None,
-                length: t.data.len() as u64,
-                payload,
-            });
-        }
-        let notes = match unreproducible(&file, bytes) {
-            Some(why) => vec![format!(
-                "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
-                 back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
-                input.display()
-            )],
-            None => Vec::new(),
+        } else {
+            Payload::Bytes(t.data)
         };
-        Ok(Model { compat_flags: 0, entries, metadata, notes })
+        entries.push(OutEntry {
+            name: Cow::Borrowed(t.name),
+            dtype,
+            shape: t.dims.iter().rev().copied().collect(),
+            alignment,
+            target: None,
+            length: t.data.len() as u64,
+            payload,
+        });
     }
+    Ok(entries)
 }
 
 /// Why the GGUF written back from this file's conversion would differ from `bytes` (the file), if it would:
