@@ -161,6 +161,12 @@ pub(crate) trait Export {
         Ok(vec![name.to_owned()])
     }
 
+    /// Whether a file of the name asked for, left beside the shards written instead, would be read in their
+    /// place (so that, with `--force`, a sharded write removes it, and without, refuses to go on).
+    fn shadows_shards(&self) -> bool {
+        false
+    }
+
     /// Writes `container`, already verified and read from `input` (which messages name), in this format as
     /// the files [`Export::file_names`] names, in the directory `dir`. Whatever this format cannot store is
     /// refused before any file is created.

@@ -7,10 +7,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::Shard;
 use crate::error::{CliError, Kind, Result};
+use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{Format, Model};
-
-/// How the name of an index ends (`model.safetensors.index.json`, `diffusion_pytorch_model.safetensors.index.json`).
-pub(crate) const INDEX_SUFFIX: &str = ".safetensors.index.json";
 
 /// The largest index read: as large as the largest safetensors header the `safetensors` crate reads. A real
 /// index is about 100 bytes per tensor.

@@ -18,6 +18,11 @@ use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
 use crate::manifest::OwnedValue;
 
+mod plan;
+mod sharded;
+
+pub(crate) use sharded::INDEX_SUFFIX;
+
 /// The bytes of the little-endian u64 header length that starts a safetensors file.
 const LENGTH_PREFIX: usize = 8;
 
@@ -321,33 +326,66 @@ impl Export for Safetensors {
         Format::Safetensors
     }
 
+    /// `name` itself, or, with `--max-shard-size` and a model that needs more than one shard, the shards and
+    /// their index as Hugging Face names them.
+    fn file_names(
+        &self,
+        container: &Container<'_>,
+        name: &str,
+        options: &ExportOptions,
+    ) -> Result<Vec<String>> {
+        let Some(limit) = options.max_shard_size else { return Ok(vec![name.to_owned()]) };
+        // Entries safetensors cannot hold are refused when writing; here only their sizes count.
+        let tensors: Vec<Tensor<'_>> = container
+            .entries()
+            .map(|e| Tensor { name: e.name(), dtype: StDtype::U8, shape: Vec::new(), data: e.payload() })
+            .collect();
+        Ok(sharded::file_names(name, &sharded::plan(&tensors, limit)))
+    }
+
+    /// A loader given the directory prefers a file `model.safetensors` to the index beside it.
+    fn shadows_shards(&self) -> bool {
+        true
+    }
+
     /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]), sorted by key. Load
     /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
     /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
-    /// the same bytes.
+    /// the same bytes. With `--max-shard-size`, the shards and their index (module `sharded`), each shard
+    /// with the whole metadata.
     fn write(
         &self,
         input: &Path,
         container: &Container<'_>,
         dir: &Path,
         name: &str,
-        _options: &ExportOptions,
+        options: &ExportOptions,
     ) -> Result<Exported> {
-        // Sharded safetensors output is written by `crate::shards::safetensors_out`, not through here.
         let tensors = Self::tensors(input, container)?;
         let entries = tensors.len();
         let metadata = Self::metadata(container);
-        Self::write_file(input, tensors, &metadata, &dir.join(name))?;
         let mut notes = Vec::new();
+        let plan = options.max_shard_size.map(|limit| (limit, sharded::plan(&tensors, limit)));
+        let files = match plan {
+            Some((limit, plan)) if plan.len() > 1 => {
+                let names = sharded::file_names(name, &plan);
+                notes = sharded::write(input, tensors, &metadata, &plan, &names, limit, dir)?;
+                names
+            }
+            _ => {
+                Self::write_file(input, tensors, &metadata, &dir.join(name))?;
+                vec![name.to_owned()]
+            }
+        };
         if let Some(note) = dropped_targets(container) {
             notes.push(note);
         }
-        Ok(Exported { entries, metadata: metadata.len(), notes, files: vec![name.to_owned()] })
+        Ok(Exported { entries, metadata: metadata.len(), notes, files })
     }
 }
 
 /// The note that `container`'s load addresses are not written, if it has any.
-pub(crate) fn dropped_targets(container: &Container<'_>) -> Option<String> {
+fn dropped_targets(container: &Container<'_>) -> Option<String> {
     let targets = container.entries().filter(|e| e.target().is_some()).count();
     (targets > 0).then(|| {
         format!(

@@ -1,0 +1,139 @@
+//! The source of a conversion: what IN names, one file or a shard set, in any format the tool reads, and
+//! what reading it gives ([`Input`]).
+
+use std::path::{Path, PathBuf};
+
+use ::tpack::Container;
+
+use crate::error::{CliError, Result};
+use crate::formats::{importer, not_a_model_file, tpack, Format, Model};
+use crate::shards::ShardSet;
+
+/// What IN names, opened: every file of it mapped for as long as the source lives.
+#[derive(Debug)]
+pub(crate) enum Source {
+    /// One file, in the format its first bytes tell (none, if they match no format).
+    File {
+        /// Its path, as messages name it.
+        path: PathBuf,
+        /// Its content.
+        map: memmap2::Mmap,
+        /// Its format, if its first bytes tell one.
+        format: Option<Format>,
+    },
+    /// A model stored in several files.
+    Set(ShardSet),
+}
+
+/// What a source holds, read and validated completely.
+pub(crate) enum Input<'a> {
+    /// A model read from a foreign format (one file or a set), its payloads borrowed from the source.
+    Model(Model<'a>),
+    /// A tpack container, every checksum verified.
+    Container(Container<'a>),
+}
+
+impl Source {
+    /// Opens what `input` names: a shard set (a Hugging Face index or its directory, or the first split of a
+    /// split GGUF), else the one file `input`. Nothing is read beyond what tells the format.
+    ///
+    /// # Errors
+    /// What [`ShardSet::find`] refuses; [`crate::Kind::Io`] when `input` cannot be mapped.
+    pub(crate) fn open(input: &Path) -> Result<Source> {
+        if let Some(set) = ShardSet::find(input)? {
+            return Ok(Source::Set(set));
+        }
+        let map = crate::fsutil::map(input)?;
+        let format = Format::sniff(&map);
+        Ok(Source::File { path: input.to_path_buf(), map, format })
+    }
+
+    /// The path that names the source in messages and the report: the file, the index or the first split.
+    #[must_use]
+    pub(crate) fn origin(&self) -> &Path {
+        match self {
+            Source::File { path, .. } => path,
+            Source::Set(set) => set.origin(),
+        }
+    }
+
+    /// Every file the source reads, which no output may be.
+    #[must_use]
+    pub(crate) fn files(&self) -> Vec<&Path> {
+        match self {
+            Source::File { path, .. } => vec![path.as_path()],
+            Source::Set(set) => set.files().collect(),
+        }
+    }
+
+    /// The source's format.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Input`]: a file in no format the tool reads, saying what it is if that can be told.
+    pub(crate) fn format(&self) -> Result<Format> {
+        match self {
+            Source::File { format: Some(format), .. } => Ok(*format),
+            Source::File { path, map, format: None } => Err(CliError::input(not_a_model_file(path, map))),
+            Source::Set(set) => Ok(set.format()),
+        }
+    }
+
+    /// How many shards the source has: `None` for one file.
+    #[must_use]
+    pub(crate) fn shards(&self) -> Option<usize> {
+        match self {
+            Source::File { .. } => None,
+            Source::Set(set) => Some(set.len()),
+        }
+    }
+
+    /// Reads and validates the whole source: a container is verified completely (every checksum, as `tpack
+    /// verify` does), a foreign file read by its format's reader, a shard set read, checked and merged.
+    /// `quiet` hides the progress of verifying.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Invalid`] for a corrupt container, [`crate::Kind::Input`] for an invalid foreign file or
+    /// set, or one whose format the tool does not read.
+    pub(crate) fn read(&self, quiet: bool) -> Result<Input<'_>> {
+        match self {
+            Source::Set(set) => set.read().map(Input::Model),
+            Source::File { path, map, .. } => match self.format()? {
+                Format::Tpack => {
+                    let container = tpack::open(path, map)?;
+                    check_intact(path, &container, quiet)?;
+                    Ok(Input::Container(container))
+                }
+                foreign => {
+                    let import = importer(foreign).ok_or_else(|| {
+                        CliError::input(format!(
+                            "{}: tpack does not read {} files",
+                            path.display(),
+                            foreign.name()
+                        ))
+                    })?;
+                    import.read(path, map).map(Input::Model)
+                }
+            },
+        }
+    }
+}
+
+/// Verifies `container` (read from `input`) completely: the first corrupt entry is the error.
+///
+/// # Errors
+/// [`crate::Kind::Invalid`] naming the first corrupt entry.
+fn check_intact(input: &Path, container: &Container<'_>, quiet: bool) -> Result<()> {
+    let bar = crate::progress::bytes(container.entries().map(|e| e.byte_len()).sum(), "verifying", quiet);
+    let problems = tpack::check(container, &mut |n| bar.inc(n));
+    bar.finish_and_clear();
+    match problems.first() {
+        Some(p) => Err(CliError::invalid(format!(
+            "{} is corrupt, so it is not converted: entry {} {:?}: {} (`tpack verify` lists every problem)",
+            input.display(),
+            p.entry,
+            p.name,
+            p.what
+        ))),
+        None => Ok(()),
+    }
+}
