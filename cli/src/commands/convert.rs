@@ -5,7 +5,10 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::formats::Format;
-use crate::pipeline::{report, write, OutputPlan, Source};
+use crate::pipeline::plan::OutputPlan;
+use crate::pipeline::report::report;
+use crate::pipeline::sink;
+use crate::pipeline::source::Source;
 
 /// Runs `tpack convert IN OUT`; `to` overrides the output format told by OUT's extension; `max_shard_size`
 /// splits a safetensors or GGUF output into shards of at most that many bytes of tensor data. IN may be one
@@ -30,6 +33,6 @@ pub fn run(
     let source = Source::open(input)?;
     let plan = OutputPlan::check(&source, output, to, force, max_shard_size)?;
     let read = source.read(quiet)?;
-    let written = write(&plan, &source, read, quiet)?;
+    let written = sink::write(&plan, &source, read, quiet)?;
     Ok(report(&source, &written))
 }
