@@ -124,7 +124,7 @@ impl ShardSet {
                 for s in &self.shards {
                     models.push(Safetensors.read(&s.path, &s.map)?);
                 }
-                hf_index::check(&self.origin, index, &self.shards, &models)?;
+                notes.extend(hf_index::check(&self.origin, index, &self.shards, &models)?);
                 // The index's own metadata (other than total_size) is the model's too: huggingface_hub puts a
                 // caller's metadata there when it shards. It joins the shards' under the same rule.
                 if let Some(first) = models.first_mut() {
