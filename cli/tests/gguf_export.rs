@@ -10,8 +10,18 @@ use serde_json::Value;
 use tpack::zerocopy::little_endian::U64;
 use tpack::{ArrayArray, Builder, Container, Dtype, EntryDecl, MetaValue, NewEntry};
 
-/// The GGUF fixtures, which all come back byte for byte.
-const FIXTURES: [&str; 5] = ["model.gguf", "aligned64.gguf", "alltypes.gguf", "mixed.gguf", "bigendian.gguf"];
+/// The GGUF fixtures, which all come back byte for byte: among them a vocabulary file with no tensors and no
+/// padding after its metadata (`vocab.gguf`, recorded as `gguf.unpadded`), and arrays nested 9 levels deep,
+/// the most a tpack value holds (`deep.gguf`).
+const FIXTURES: [&str; 7] = [
+    "model.gguf",
+    "aligned64.gguf",
+    "alltypes.gguf",
+    "mixed.gguf",
+    "bigendian.gguf",
+    "vocab.gguf",
+    "deep.gguf",
+];
 
 /// `IN` → tpack → GGUF in `dir`; returns the GGUF written back and the convert report of the first step.
 fn round_trip(dir: &Path, input: &Path) -> (PathBuf, String) {
@@ -292,6 +302,7 @@ fn what_gguf_cannot_hold_is_refused_by_name() {
     refused(None, Some(("gguf.version", MetaValue::U32(4))), &["gguf.version", "2 or 3"]);
     refused(None, Some(("gguf.key_order", MetaValue::U64(1))), &["gguf.key_order", "string[]"]);
     refused(None, Some(("gguf.big_endian", MetaValue::U8(1))), &["gguf.big_endian", "bool true"]);
+    refused(None, Some(("gguf.unpadded", MetaValue::U8(1))), &["gguf.unpadded", "no padding", "bool true"]);
     refused(None, Some(("general.alignment", MetaValue::U32(48))), &["general.alignment", "power of two"]);
 }
 
@@ -455,4 +466,22 @@ fn inspect_cuts_long_arrays_inside_arrays_of_arrays() {
     assert_eq!(cut["totals"]["elided_values"], 2);
     let full: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json", "--full"))).unwrap();
     assert_eq!(full["metadata"][0]["value"], doc["metadata"][0]["value"]);
+}
+
+/// `gguf.unpadded` describes a file with no tensors; a container that has tensors is written padded, as every
+/// GGUF writer pads before tensor data, with a note.
+#[test]
+fn a_stale_unpadded_record_is_noted_and_the_file_padded() {
+    let mut b = Builder::new();
+    b.push(NewEntry::new("w", Dtype::F32, &[1], &[0; 4])).unwrap();
+    b.metadata("gguf.unpadded", MetaValue::Bool(true)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.tpack");
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let out = dir.path().join("m.gguf");
+    let report = assert_ok(&run!("convert", input, out));
+    assert!(report.contains("note: gguf.unpadded records a GGUF file with no tensors"), "{report}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(bytes.len() % 32, 0, "padded to the alignment");
+    assert_eq!(tpack_gguf::parse(&bytes).unwrap().tensors.len(), 1);
 }

@@ -10,7 +10,7 @@ use tpack_gguf::{Gguf, GgufValue};
 
 use super::Shard;
 use crate::error::{CliError, Kind, Result};
-use crate::formats::gguf::KEY_ORDER;
+use crate::formats::gguf::{KEY_ORDER, UNPADDED};
 use crate::formats::Model;
 use crate::owned_value::OwnedValue;
 
@@ -219,11 +219,12 @@ pub(crate) fn open(input: &Path, map: memmap2::Mmap) -> Result<Option<Vec<Shard>
     Ok(Some(shards))
 }
 
-/// Prepares the model read from one split for merging: drops the `split.*` keys, which describe the files and
-/// not the model (and, but for the `first` split, its record of the key order), and raises each payload alignment to `alignment`, the first split's (so that a split
+/// Prepares the model read from one split for merging: drops the `split.*` keys and the record of a split
+/// with no padding ([`UNPADDED`]), which describe the files and not the model (and, but for the `first` split, its record of the key order), and raises each payload alignment to `alignment`, the first split's (so that a split
 /// without `general.alignment` keeps the layout the model's `general.alignment` asks for).
 pub(super) fn strip(model: &mut Model<'_>, alignment: u32, first: bool) {
-    model.metadata.retain(|(key, _)| !key.starts_with(SPLIT_KEYS));
+    // A split's padding describes that file, not the merged model (which has tensors, so is padded).
+    model.metadata.retain(|(key, _)| !key.starts_with(SPLIT_KEYS) && key != UNPADDED);
     // The recorded GGUF key order (`gguf.key_order`) is the first split's, which holds the model's metadata;
     // the later splits' orders list only their split keys and would disagree with it in the merge.
     if first {

@@ -136,8 +136,8 @@ impl Header {
     fn array(&mut self, value: &MetaValue<'_>, depth: usize) -> Result<(), String> {
         if depth > MAX_ARRAY_DEPTH {
             return Err(format!(
-                "arrays nested more than {MAX_ARRAY_DEPTH} deep, which GGUF readers do not take (tpack-gguf reads \
-                 {MAX_ARRAY_DEPTH} levels; ggml reads none)"
+                "arrays nested more than {MAX_ARRAY_DEPTH} deep, more than a tpack value holds (8 levels of \
+                 array[] around arrays of values)"
             ));
         }
         let element = element_code(value)?;

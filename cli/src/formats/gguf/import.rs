@@ -5,10 +5,12 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
-use tpack_gguf::{GgufArray, GgufValue};
+use tpack_gguf::{GgufArray, GgufValue, MAX_ARRAY_DEPTH};
 
 use super::encode::{info_len, Header, TensorInfo};
-use super::{from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_PREFIX, VERSION};
+use super::{
+    from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_KEYS, RESERVED_PREFIX, UNPADDED, VERSION,
+};
 use crate::error::{CliError, Result};
 use crate::formats::tpack::{OutEntry, Payload};
 use crate::formats::{Format, Import, Model};
@@ -64,14 +66,23 @@ impl Import for Gguf {
     /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`] (and
     /// [`BIG_ENDIAN`] for a big-endian file).
     fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
-        let file = tpack_gguf::parse(bytes)
-            .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
+        let file = tpack_gguf::parse(bytes).map_err(|e| match e {
+            // A valid GGUF file (the format sets no depth), but beyond what a tpack value holds.
+            tpack_gguf::GgufError::ArrayTooDeep { key } => CliError::input(format!(
+                "{}: metadata {key:?} nests arrays more than {MAX_ARRAY_DEPTH} levels deep, and a tpack value holds \
+                 at most {} levels of array[] around arrays of values ({MAX_ARRAY_DEPTH} in all; spec §7.1), so it \
+                 cannot be converted; flatten that value in the GGUF file (ggml itself reads no nested arrays)",
+                input.display(),
+                ::tpack::format::MAX_ARRAY_DEPTH
+            )),
+            other => CliError::input(format!("{} is not a valid GGUF file: {other}", input.display())),
+        })?;
         let mut metadata = Vec::with_capacity(file.metadata.len().saturating_add(2));
         for (key, value) in &file.metadata {
             if key.starts_with(RESERVED_PREFIX) {
                 return Err(CliError::input(format!(
                     "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                     the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
+                     the GGUF file's own structure ({RESERVED_KEYS}), so it could not be told apart; \
                      rename the key in the GGUF file and convert that",
                     input.display()
                 )));
@@ -83,6 +94,12 @@ impl Import for Gguf {
         metadata.push((VERSION.to_owned(), OwnedValue::U32(file.version)));
         if file.big_endian {
             metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
+        }
+        // A file with no tensors may end before its data section (see `UNPADDED`); whether it ends right at
+        // its tensor infos is checked with the rest of its layout (`unreproducible`).
+        let unpadded = file.tensors.is_empty() && (bytes.len() as u64) < file.data_offset;
+        if unpadded {
+            metadata.push((UNPADDED.to_owned(), OwnedValue::Bool(true)));
         }
         // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
         // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
@@ -130,7 +147,7 @@ impl Import for Gguf {
                 payload,
             });
         }
-        let notes = match unreproducible(&file, bytes) {
+        let notes = match unreproducible(&file, bytes, unpadded) {
             Some(why) => vec![format!(
                 "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
                  back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
@@ -144,8 +161,9 @@ impl Import for Gguf {
 
 /// Why the GGUF written back from this file's conversion would differ from `bytes` (the file), if it would:
 /// the header tpack would write is not this one, or the tensor data is not laid out as GGUF writers lay it
-/// out ([`layout`]), with zero padding.
-fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
+/// out ([`layout`]), with zero padding. An `unpadded` file (no tensors, recorded as [`UNPADDED`]) must end
+/// right after its tensor infos.
+fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8], unpadded: bool) -> Option<String> {
     let sizes: Vec<u64> = file.tensors.iter().map(|t| t.data.len() as u64).collect();
     let mut header =
         Header::new(file.version, sizes.len() as u64, file.metadata.len() as u64, file.big_endian);
@@ -170,6 +188,7 @@ fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
         });
     }
     let header = header.into_bytes();
+    let end = if unpadded { header.len() as u64 } else { end };
     if data_start != file.data_offset || bytes.get(..header.len()) != Some(header.as_slice()) {
         return Some(
             "its tensor data is not in tensor-info order, each tensor at the next multiple of the alignment"
@@ -178,7 +197,8 @@ fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
     }
     if (bytes.len() as u64) != end {
         return Some(format!(
-            "it is {} bytes long, where its tensors end with their padding at byte {end}",
+            "it is {} bytes long, where its tensors (or, with none, its tensor infos) end with their padding at \
+             byte {end}",
             bytes.len()
         ));
     }
