@@ -16,7 +16,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use safetensors::tensor::{Dtype as StDtype, TensorView};
 use safetensors::SafeTensors;
-use tpack::{Container, Dtype, EntryDecl, NameIndex, StreamWriter, VecBookkeeping};
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping};
+use tpack::{Container, Dtype, NameIndex};
 
 const SUFFIXES: [&str; 9] = [
     "self_attn.q_proj.weight",

@@ -5,7 +5,8 @@
 //! `cargo bench --bench parse`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tpack::{Container, Dtype, EntryDecl, StreamWriter, VecBookkeeping};
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping};
+use tpack::{Container, Dtype};
 
 fn container(entries: usize) -> Vec<u8> {
     let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);

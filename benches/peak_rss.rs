@@ -3,7 +3,9 @@
 //!
 //! `cargo bench --bench peak_rss` (Linux: reads VmHWM from /proc/self/status).
 
-use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
+use tpack::{AtomicFile, Container, Dtype, MappedFile};
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
 
 const TOTAL: u64 = 2 << 30;
 const CHUNK: usize = 1 << 20;

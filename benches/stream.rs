@@ -10,7 +10,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tpack::checksum::Crc32;
 use tpack::stream::{Decoder, Event};
-use tpack::{Container, Dtype, EntryDecl, StreamWriter, VecBookkeeping};
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping};
+use tpack::{Container, Dtype};
 
 /// The container: 1 GiB in a few large entries, like a model's weight matrices.
 const TOTAL: usize = 1 << 30;

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use embedded_io_adapters::std::FromStd;
-use tpack::{Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
+use tpack::Dtype;
 
 const TOTAL: usize = 1 << 30;
 const CHUNK: usize = 1 << 20;

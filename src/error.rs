@@ -5,8 +5,13 @@ use core::fmt;
 
 use crate::format::Section;
 
+/// The rule table: each rule's number, id and plain words, and the context its [`Error`] variant carries,
+/// field by field, each to its slot of [`ErrorContext`]. From it come [`Rule`], [`Error::rule`],
+/// [`Error::context`] and [`Error::from_context`], so a rule added here cannot compile until its error
+/// variant exists with exactly these fields, and every binding that copies an [`ErrorContext`] gets its
+/// context without a line of its own.
 macro_rules! rules {
-    ($($name:ident = $num:literal, $id:literal, $what:literal;)*) => {
+    ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* };)*) => {
         /// A validation rule of the spec (§12), by its number.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -42,63 +47,127 @@ macro_rules! rules {
                 match self { $(Rule::$name => $what,)* }
             }
         }
+
+        impl Error {
+            /// The spec rule this error reports.
+            #[must_use]
+            pub const fn rule(&self) -> Rule {
+                match self { $(Error::$name { .. } => Rule::$name,)* }
+            }
+
+            /// Where the error is, as plain optional fields: what a binding copies into its own error type,
+            /// field for field, without matching on the rule.
+            #[must_use]
+            pub fn context(&self) -> ErrorContext {
+                let mut context = ErrorContext::default();
+                match *self {
+                    $(Error::$name { $($field),* } => {
+                        $(context.$slot = Some($field.into());)*
+                    })*
+                }
+                context
+            }
+
+            /// The error of `rule` at `context`: the inverse of [`Error::context`], for a binding that keeps
+            /// errors as plain fields and wants this crate's message back. `None` when a field the rule's
+            /// error carries is missing from `context` or out of its range; fields the rule does not use are
+            /// ignored.
+            #[must_use]
+            pub fn from_context(rule: Rule, context: &ErrorContext) -> Option<Error> {
+                Some(match rule {
+                    $(Rule::$name => Error::$name {
+                        $($field: context.$slot?.try_into().ok()?),*
+                    },)*
+                })
+            }
+        }
     };
 }
 
+/// Where an [`Error`] is, as plain fields: each is `Some` exactly when the rule's error carries it
+/// ([`Error::context`]). Offsets are bytes from the start of the container being parsed; `value` is the
+/// one number the rule is about (a length, a version, a code, a rank, a dimension, an alignment, flags).
+///
+/// The struct is exhaustive on purpose: a binding destructures it whole, so a slot added for a new rule
+/// fails to compile there until the binding copies it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ErrorContext {
+    /// An entry, by its position in the table.
+    pub entry: Option<u32>,
+    /// A metadata record, or a block geometry record, by its position.
+    pub record: Option<u32>,
+    /// A position in the name index.
+    pub position: Option<u32>,
+    /// A byte offset.
+    pub offset: Option<u64>,
+    /// A section.
+    pub section: Option<Section>,
+    /// The number the rule is about.
+    pub value: Option<u64>,
+    /// A stored checksum.
+    pub stored: Option<u32>,
+    /// The checksum computed from the bytes.
+    pub computed: Option<u32>,
+    /// The nesting depth of the nested container that breaks `inner_rule`.
+    pub depth: Option<u8>,
+    /// The rule a nested container breaks.
+    pub inner_rule: Option<Rule>,
+}
+
 rules! {
-    TooShort = 1, "R1", "the input is shorter than the 160-byte header";
-    BadMagic = 2, "R2", "the input does not start with the tpack magic";
-    UnsupportedVersion = 3, "R3", "the major version is not 1";
-    HeaderLength = 4, "R4", "header_len is not a multiple of 8 in 160..=4096 (exactly 160 for minor 0)";
-    UnknownIncompatFlags = 5, "R5", "an incompatible-feature flag this reader does not implement is set";
-    DescriptorLength = 6, "R6", "descriptor_len is not 104";
-    ReservedNonZero = 7, "R7", "a reserved header byte is not zero";
-    Truncated = 8, "R8", "the input is shorter than the container's declared length";
-    TrailingBytes = 9, "R9", "bytes follow the container's declared end";
-    SectionBounds = 10, "R10", "a section lies beyond the end of the container";
-    SectionLayout = 11, "R11", "a section does not start where the previous one ends";
-    SectionLength = 12, "R12", "a section's length does not match the entry count";
-    HeaderChecksum = 13, "R13", "the header checksum does not match";
-    TrailerChecksum = 14, "R14", "the trailer checksum does not match";
-    NameBounds = 15, "R15", "a name lies beyond the name pool";
-    NamePoolLayout = 16, "R16", "names are not packed in table order";
-    NameLength = 17, "R17", "a name is empty or longer than 1024 bytes";
-    NameUtf8 = 18, "R18", "a name is not valid UTF-8";
-    IndexRange = 19, "R19", "the index is not a permutation of the entries";
-    IndexOrder = 20, "R20", "the index is not sorted by name";
-    DuplicateName = 21, "R21", "two entries have the same name";
-    UnknownDtype = 22, "R22", "an entry has an unknown dtype";
-    RankTooLarge = 23, "R23", "an entry has more than 8 dimensions";
-    UnusedDimNonZero = 24, "R24", "a dimension past an entry's rank is not zero";
-    ShapeOverflow = 25, "R25", "an entry's shape overflows 64 bits";
-    BlockShape = 26, "R26", "a block-quantized entry's innermost dimension is not a whole number of blocks";
-    ByteShape = 27, "R27", "a RAW or CONTAINER entry does not have rank 1";
-    LengthMismatch = 28, "R28", "an entry's byte length does not match its dtype and shape";
-    BadAlignment = 29, "R29", "an entry's alignment is not a power of two from 1 to 65536";
-    Misaligned = 30, "R30", "an entry's offset is not a multiple of its alignment";
-    EntryFlags = 31, "R31", "an entry has unknown flags, or a target address without the flag";
-    TargetOverflow = 32, "R32", "an entry's target address plus length exceeds 2^64";
-    PayloadBounds = 33, "R33", "a payload lies outside the payload section";
-    PayloadOrder = 34, "R34", "payloads are not in table order";
-    PayloadOverlap = 35, "R35", "two payloads overlap";
-    PaddingNotMinimal = 36, "R36", "a payload is not at the smallest aligned offset after the previous one";
-    PaddingNonZero = 37, "R37", "a padding byte is not zero";
-    NestingTooDeep = 38, "R38", "containers are nested more than 8 deep";
-    NestedInvalid = 39, "R39", "a nested container is invalid";
-    MetaBounds = 40, "R40", "a metadata record, key or value lies beyond the metadata section";
-    MetaPoolLayout = 41, "R41", "metadata keys and values are not packed in record order";
-    MetaKeyLength = 42, "R42", "a metadata key is empty or longer than 1024 bytes";
-    MetaKeyUtf8 = 43, "R43", "a metadata key is not valid UTF-8";
-    MetaKeyOrder = 44, "R44", "metadata keys are not sorted";
-    MetaDuplicateKey = 45, "R45", "two metadata records have the same key";
-    MetaUnknownType = 46, "R46", "a metadata value has an unknown type";
-    MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set";
-    MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1";
-    MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8";
-    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum";
-    ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed";
-    BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype";
-    MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record";
+    TooShort = 1, "R1", "the input is shorter than the 160-byte header" { len => value };
+    BadMagic = 2, "R2", "the input does not start with the tpack magic" {};
+    UnsupportedVersion = 3, "R3", "the major version is not 1" { major => value };
+    HeaderLength = 4, "R4", "header_len is not a multiple of 8 in 160..=4096 (exactly 160 for minor 0)" { header_len => value };
+    UnknownIncompatFlags = 5, "R5", "an incompatible-feature flag this reader does not implement is set" { flags => value };
+    DescriptorLength = 6, "R6", "descriptor_len is not 104" { descriptor_len => value };
+    ReservedNonZero = 7, "R7", "a reserved header byte is not zero" { offset => offset };
+    Truncated = 8, "R8", "the input is shorter than the container's declared length" { declared => value };
+    TrailingBytes = 9, "R9", "bytes follow the container's declared end" { declared => value };
+    SectionBounds = 10, "R10", "a section lies beyond the end of the container" { section => section };
+    SectionLayout = 11, "R11", "a section does not start where the previous one ends" { section => section };
+    SectionLength = 12, "R12", "a section's length does not match the entry count" { section => section };
+    HeaderChecksum = 13, "R13", "the header checksum does not match" { stored => stored, computed => computed };
+    TrailerChecksum = 14, "R14", "the trailer checksum does not match" { stored => stored, computed => computed };
+    NameBounds = 15, "R15", "a name lies beyond the name pool" { entry => entry };
+    NamePoolLayout = 16, "R16", "names are not packed in table order" { entry => entry };
+    NameLength = 17, "R17", "a name is empty or longer than 1024 bytes" { entry => entry, len => value };
+    NameUtf8 = 18, "R18", "a name is not valid UTF-8" { entry => entry };
+    IndexRange = 19, "R19", "the index is not a permutation of the entries" { position => position };
+    IndexOrder = 20, "R20", "the index is not sorted by name" { position => position };
+    DuplicateName = 21, "R21", "two entries have the same name" { entry => entry };
+    UnknownDtype = 22, "R22", "an entry has an unknown dtype" { entry => entry, code => value };
+    RankTooLarge = 23, "R23", "an entry has more than 8 dimensions" { entry => entry, rank => value };
+    UnusedDimNonZero = 24, "R24", "a dimension past an entry's rank is not zero" { entry => entry, dim => value };
+    ShapeOverflow = 25, "R25", "an entry's shape overflows 64 bits" { entry => entry };
+    BlockShape = 26, "R26", "a block-quantized entry's innermost dimension is not a whole number of blocks" { entry => entry };
+    ByteShape = 27, "R27", "a RAW or CONTAINER entry does not have rank 1" { entry => entry };
+    LengthMismatch = 28, "R28", "an entry's byte length does not match its dtype and shape" { entry => entry, expected => value };
+    BadAlignment = 29, "R29", "an entry's alignment is not a power of two from 1 to 65536" { entry => entry, alignment => value };
+    Misaligned = 30, "R30", "an entry's offset is not a multiple of its alignment" { entry => entry, offset => offset };
+    EntryFlags = 31, "R31", "an entry has unknown flags, or a target address without the flag" { entry => entry };
+    TargetOverflow = 32, "R32", "an entry's target address plus length exceeds 2^64" { entry => entry };
+    PayloadBounds = 33, "R33", "a payload lies outside the payload section" { entry => entry };
+    PayloadOrder = 34, "R34", "payloads are not in table order" { entry => entry };
+    PayloadOverlap = 35, "R35", "two payloads overlap" { entry => entry };
+    PaddingNotMinimal = 36, "R36", "a payload is not at the smallest aligned offset after the previous one" { entry => entry };
+    PaddingNonZero = 37, "R37", "a padding byte is not zero" { offset => offset };
+    NestingTooDeep = 38, "R38", "containers are nested more than 8 deep" { entry => entry };
+    NestedInvalid = 39, "R39", "a nested container is invalid" { entry => entry, depth => depth, inner => inner_rule };
+    MetaBounds = 40, "R40", "a metadata record, key or value lies beyond the metadata section" { record => record };
+    MetaPoolLayout = 41, "R41", "metadata keys and values are not packed in record order" { record => record };
+    MetaKeyLength = 42, "R42", "a metadata key is empty or longer than 1024 bytes" { record => record };
+    MetaKeyUtf8 = 43, "R43", "a metadata key is not valid UTF-8" { record => record };
+    MetaKeyOrder = 44, "R44", "metadata keys are not sorted" { record => record };
+    MetaDuplicateKey = 45, "R45", "two metadata records have the same key" { record => record };
+    MetaUnknownType = 46, "R46", "a metadata value has an unknown type" { record => record, code => value };
+    MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set" { record => record };
+    MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1" { record => record };
+    MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8" { record => record };
+    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum" { entry => entry, stored => stored, computed => computed };
+    ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed" { offset => offset };
+    BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype" { record => record };
+    MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record" { entry => entry, code => value };
 }
 
 impl fmt::Display for Rule {
@@ -230,68 +299,6 @@ pub enum Error {
     MissingGeometry { entry: u32, code: u16 },
 }
 
-impl Error {
-    /// The spec rule this error reports.
-    #[must_use]
-    pub const fn rule(&self) -> Rule {
-        match self {
-            Error::TooShort { .. } => Rule::TooShort,
-            Error::BadMagic => Rule::BadMagic,
-            Error::UnsupportedVersion { .. } => Rule::UnsupportedVersion,
-            Error::HeaderLength { .. } => Rule::HeaderLength,
-            Error::UnknownIncompatFlags { .. } => Rule::UnknownIncompatFlags,
-            Error::DescriptorLength { .. } => Rule::DescriptorLength,
-            Error::ReservedNonZero { .. } => Rule::ReservedNonZero,
-            Error::Truncated { .. } => Rule::Truncated,
-            Error::TrailingBytes { .. } => Rule::TrailingBytes,
-            Error::SectionBounds { .. } => Rule::SectionBounds,
-            Error::SectionLayout { .. } => Rule::SectionLayout,
-            Error::SectionLength { .. } => Rule::SectionLength,
-            Error::HeaderChecksum { .. } => Rule::HeaderChecksum,
-            Error::TrailerChecksum { .. } => Rule::TrailerChecksum,
-            Error::NameBounds { .. } => Rule::NameBounds,
-            Error::NamePoolLayout { .. } => Rule::NamePoolLayout,
-            Error::NameLength { .. } => Rule::NameLength,
-            Error::NameUtf8 { .. } => Rule::NameUtf8,
-            Error::IndexRange { .. } => Rule::IndexRange,
-            Error::IndexOrder { .. } => Rule::IndexOrder,
-            Error::DuplicateName { .. } => Rule::DuplicateName,
-            Error::UnknownDtype { .. } => Rule::UnknownDtype,
-            Error::RankTooLarge { .. } => Rule::RankTooLarge,
-            Error::UnusedDimNonZero { .. } => Rule::UnusedDimNonZero,
-            Error::ShapeOverflow { .. } => Rule::ShapeOverflow,
-            Error::BlockShape { .. } => Rule::BlockShape,
-            Error::ByteShape { .. } => Rule::ByteShape,
-            Error::LengthMismatch { .. } => Rule::LengthMismatch,
-            Error::BadAlignment { .. } => Rule::BadAlignment,
-            Error::Misaligned { .. } => Rule::Misaligned,
-            Error::EntryFlags { .. } => Rule::EntryFlags,
-            Error::TargetOverflow { .. } => Rule::TargetOverflow,
-            Error::PayloadBounds { .. } => Rule::PayloadBounds,
-            Error::PayloadOrder { .. } => Rule::PayloadOrder,
-            Error::PayloadOverlap { .. } => Rule::PayloadOverlap,
-            Error::PaddingNotMinimal { .. } => Rule::PaddingNotMinimal,
-            Error::PaddingNonZero { .. } => Rule::PaddingNonZero,
-            Error::NestingTooDeep { .. } => Rule::NestingTooDeep,
-            Error::NestedInvalid { .. } => Rule::NestedInvalid,
-            Error::MetaBounds { .. } => Rule::MetaBounds,
-            Error::MetaPoolLayout { .. } => Rule::MetaPoolLayout,
-            Error::MetaKeyLength { .. } => Rule::MetaKeyLength,
-            Error::MetaKeyUtf8 { .. } => Rule::MetaKeyUtf8,
-            Error::MetaKeyOrder { .. } => Rule::MetaKeyOrder,
-            Error::MetaDuplicateKey { .. } => Rule::MetaDuplicateKey,
-            Error::MetaUnknownType { .. } => Rule::MetaUnknownType,
-            Error::MetaValueShape { .. } => Rule::MetaValueShape,
-            Error::MetaBool { .. } => Rule::MetaBool,
-            Error::MetaUtf8 { .. } => Rule::MetaUtf8,
-            Error::EntryChecksum { .. } => Rule::EntryChecksum,
-            Error::ExtensionLayout { .. } => Rule::ExtensionLayout,
-            Error::BlockGeometry { .. } => Rule::BlockGeometry,
-            Error::MissingGeometry { .. } => Rule::MissingGeometry,
-        }
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rule = self.rule();
@@ -372,3 +379,42 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// Why a dtype and shape give no byte length ([`Dtype::byte_len`](crate::Dtype::byte_len)); each names the rule of spec §12.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ShapeError {
+    /// R22: the dtype code is not one this crate knows.
+    UnknownDtype,
+    /// R23: more than [`MAX_RANK`](crate::format::MAX_RANK) dimensions.
+    RankTooLarge,
+    /// R25: the element count or the byte length overflows `u64`.
+    Overflow,
+    /// R26: a block dtype with rank 0, or an innermost dimension that is not a whole number of blocks.
+    PartialBlock,
+    /// R27: a `RAW` or `CONTAINER` entry whose rank is not 1.
+    NotRankOne,
+}
+
+impl ShapeError {
+    /// The spec rule the shape breaks.
+    #[must_use]
+    pub const fn rule(self) -> Rule {
+        match self {
+            ShapeError::UnknownDtype => Rule::UnknownDtype,
+            ShapeError::RankTooLarge => Rule::RankTooLarge,
+            ShapeError::Overflow => Rule::ShapeOverflow,
+            ShapeError::PartialBlock => Rule::BlockShape,
+            ShapeError::NotRankOne => Rule::ByteShape,
+        }
+    }
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rule = self.rule();
+        write!(f, "{rule}: {}", rule.description())
+    }
+}
+
+impl core::error::Error for ShapeError {}

@@ -58,7 +58,8 @@ const FILE_BUFFER: usize = 256 * 1024;
 /// exposed. Owner and group are the creating process's, as for any new file.
 ///
 /// ```
-/// use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+/// use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
+/// use tpack::{AtomicFile, Dtype};
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("model.tpack");
 /// let mut file = AtomicFile::create(&path)?;
@@ -97,8 +98,8 @@ impl AtomicFile {
         Ok(Self { temp, destination })
     }
 
-    /// A buffered, seekable sink over the temporary file, for [`crate::SeekWriter`] or
-    /// [`crate::StreamWriter`]. The writers flush it when they finish.
+    /// A buffered, seekable sink over the temporary file, for [`crate::write::SeekWriter`] or
+    /// [`crate::write::StreamWriter`]. The writers flush it when they finish.
     pub fn sink(&mut self) -> FileSink<'_> {
         FileSink { inner: FromStd::new(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut())) }
     }

@@ -10,8 +10,6 @@ use core::fmt;
 use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::error::Rule;
-
 /// The 8-byte magic that starts every container: `\x89TPK\r\n\x1a\n` (spec §3.1).
 pub const MAGIC: [u8; 8] = *b"\x89TPK\r\n\x1a\n";
 /// The major version this crate reads and writes.
@@ -573,57 +571,4 @@ impl Dtype {
             _ => None,
         }
     }
-
-    /// The payload length in bytes of an entry of this dtype with shape `dims` (outermost first), by the
-    /// rules of spec §4.1.
-    ///
-    /// # Errors
-    /// A [`ShapeError`] naming the rule the shape breaks: an unknown dtype (R22), more than
-    /// [`MAX_RANK`] dimensions (R23), a count or length past `u64` (R25), a block dtype whose innermost
-    /// dimension is not a whole number of blocks (R26), a byte dtype whose rank is not 1 (R27).
-    pub fn byte_len(self, dims: &[u64]) -> Result<u64, ShapeError> {
-        if dims.len() > MAX_RANK {
-            return Err(ShapeError::RankTooLarge);
-        }
-        crate::layout::byte_len(self, dims.iter().copied())
-    }
 }
-
-/// Why a dtype and shape give no byte length ([`Dtype::byte_len`]); each names the rule of spec §12.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ShapeError {
-    /// R22: the dtype code is not one this crate knows.
-    UnknownDtype,
-    /// R23: more than [`MAX_RANK`] dimensions.
-    RankTooLarge,
-    /// R25: the element count or the byte length overflows `u64`.
-    Overflow,
-    /// R26: a block dtype with rank 0, or an innermost dimension that is not a whole number of blocks.
-    PartialBlock,
-    /// R27: a `RAW` or `CONTAINER` entry whose rank is not 1.
-    NotRankOne,
-}
-
-impl ShapeError {
-    /// The spec rule the shape breaks.
-    #[must_use]
-    pub const fn rule(self) -> Rule {
-        match self {
-            ShapeError::UnknownDtype => Rule::UnknownDtype,
-            ShapeError::RankTooLarge => Rule::RankTooLarge,
-            ShapeError::Overflow => Rule::ShapeOverflow,
-            ShapeError::PartialBlock => Rule::BlockShape,
-            ShapeError::NotRankOne => Rule::ByteShape,
-        }
-    }
-}
-
-impl fmt::Display for ShapeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rule = self.rule();
-        write!(f, "{rule}: {}", rule.description())
-    }
-}
-
-impl core::error::Error for ShapeError {}

@@ -6,7 +6,8 @@
 
 use core::ops::Range;
 
-use crate::format::{Descriptor, Dtype, Packing, ShapeError};
+use crate::error::ShapeError;
+use crate::format::{Descriptor, Dtype, Packing, MAX_RANK};
 
 /// `value` rounded up to a multiple of `alignment`, a power of two; `None` on overflow or for alignment 0.
 #[must_use]
@@ -101,6 +102,24 @@ pub(crate) fn name_in<'a>(pool: &'a [u8], d: &Descriptor) -> &'a [u8] {
 #[must_use]
 pub(crate) fn len_u64(len: usize) -> u64 {
     u64::try_from(len).unwrap_or(u64::MAX)
+}
+
+// The one method of `Dtype` that needs layout arithmetic lives here, so that `format` (the on-disk types)
+// depends on nothing.
+impl Dtype {
+    /// The payload length in bytes of an entry of this dtype with shape `dims` (outermost first), by the
+    /// rules of spec §4.1.
+    ///
+    /// # Errors
+    /// A [`ShapeError`] naming the rule the shape breaks: an unknown dtype (R22), more than
+    /// [`MAX_RANK`] dimensions (R23), a count or length past `u64` (R25), a block dtype whose innermost
+    /// dimension is not a whole number of blocks (R26), a byte dtype whose rank is not 1 (R27).
+    pub fn byte_len(self, dims: &[u64]) -> Result<u64, ShapeError> {
+        if dims.len() > MAX_RANK {
+            return Err(ShapeError::RankTooLarge);
+        }
+        byte_len(self, dims.iter().copied())
+    }
 }
 
 #[cfg(test)]

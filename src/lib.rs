@@ -7,8 +7,8 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let mut builder = tpack::Builder::new();
-//! builder.push(tpack::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?;
+//! let mut builder = tpack::write::Builder::new();
+//! builder.push(tpack::write::NewEntry::new("w", tpack::Dtype::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]))?;
 //! let bytes = builder.finish()?;
 //! let container = tpack::Container::parse(&bytes)?;
 //! container.verify()?; // payload checksums
@@ -41,8 +41,6 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-#[cfg(feature = "alloc")]
-mod builder;
 pub mod checksum;
 mod error;
 #[cfg(feature = "std")]
@@ -54,29 +52,23 @@ mod meta_value;
 mod name_index;
 mod read;
 pub mod stream;
-mod write;
+pub mod write;
 
-#[cfg(feature = "alloc")]
-pub use builder::Builder;
 /// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
 /// version).
 pub use embedded_io;
-pub use error::{Error, Rule};
+pub use error::{Error, ErrorContext, Rule, ShapeError};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
-pub use format::{Dtype, MetaType, Packing, ShapeError};
+pub use format::{Dtype, MetaType, Packing};
 pub use meta_value::{ArrayArray, MetaValue, StringArray};
+#[cfg(feature = "alloc")]
+pub use meta_value::{OwnedMetaValue, UnwritableValue};
 #[cfg(feature = "std")]
 pub use name_index::NameIndex;
 pub use read::{
     declared_len, Container, Entries, Entry, EntryVerification, LeElement, MetaIter, Metadata, NativeElement,
     Shape, Verification,
-};
-#[cfg(feature = "alloc")]
-pub use write::VecBookkeeping;
-pub use write::{
-    Bookkeeping, Buf, Buffer, EntryDecl, FixedBookkeeping, Mode, NewEntry, OnePass, SeekWriter, Seekable,
-    ShortStorage, SliceBookkeeping, StreamWriter, WriteError, Writer,
 };
 /// The `zerocopy` little-endian types that typed views and metadata arrays use (re-exported so that a
 /// dependent names the same version).

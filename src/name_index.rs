@@ -15,8 +15,8 @@ use crate::read::Entry;
 ///
 /// ```
 /// # let bytes = {
-/// #     let mut b = tpack::Builder::new();
-/// #     b.push(tpack::NewEntry::new("w", tpack::Dtype::U8, &[1], &[7]))?;
+/// #     let mut b = tpack::write::Builder::new();
+/// #     b.push(tpack::write::NewEntry::new("w", tpack::Dtype::U8, &[1], &[7]))?;
 /// #     b.finish()?
 /// # };
 /// let container = tpack::Container::parse(&bytes)?;

@@ -7,7 +7,8 @@ mod support;
 use std::path::Path;
 
 use tpack::format::Packing;
-use tpack::{Builder, Container, Dtype, EntryDecl, Error, MetaType, MetaValue, NewEntry, Rule, ShapeError};
+use tpack::write::{Builder, EntryDecl, NewEntry};
+use tpack::{Container, Dtype, Error, MetaType, MetaValue, Rule, ShapeError};
 
 /// Whether a vector is worth its time here: under Miri (which is slow) the large ones are left to the native
 /// run, as in tests/vectors.rs.

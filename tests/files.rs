@@ -5,7 +5,9 @@
 
 use std::fs;
 
-use tpack::{AtomicFile, Container, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping, WriteError};
+use tpack::{AtomicFile, Container, Dtype, MappedFile};
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping, WriteError};
 
 fn write(path: &std::path::Path, name: &str, payload: &[u8]) {
     let mut file = AtomicFile::create(path).unwrap();
@@ -84,7 +86,8 @@ fn a_mapped_file_opens_validates_and_prefetches() {
 
 mod through_files {
     use proptest::prelude::*;
-    use tpack::{AtomicFile, Builder, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
+    use tpack::write::{Builder, EntryDecl, SeekWriter, VecBookkeeping};
+    use tpack::{AtomicFile, Dtype, MappedFile};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]

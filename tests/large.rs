@@ -8,8 +8,9 @@
 use embedded_io::{ErrorKind, ErrorType, Seek, SeekFrom, Write};
 use tpack::checksum::{crc32, header_crc};
 use tpack::format::{Descriptor, Header};
+use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 use tpack::zerocopy::FromBytes;
-use tpack::{Dtype, EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
+use tpack::Dtype;
 
 const LOW: u64 = 1 << 20;
 const HIGH: u64 = 1 << 32;

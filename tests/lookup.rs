@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use tpack::{Builder, Container, Dtype, NameIndex, NewEntry};
+use tpack::write::{Builder, NewEntry};
+use tpack::{Container, Dtype, NameIndex};
 
 fn cases() -> u32 {
     if cfg!(miri) {

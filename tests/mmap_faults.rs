@@ -4,7 +4,9 @@
 // Memory maps, /proc and gigabyte files are outside what Miri interprets.
 #![cfg(not(miri))]
 
-use tpack::{AtomicFile, Dtype, EntryDecl, MappedFile, SeekWriter, VecBookkeeping};
+use tpack::{AtomicFile, Dtype, MappedFile};
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
 
 /// Minor + major page faults of this process so far (Linux `/proc/self/stat`, fields 10 and 12). Panics with
 /// the reason when they cannot be read: on Linux that is a broken test, never a reason to pass.

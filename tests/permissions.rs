@@ -10,7 +10,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use tpack::{AtomicFile, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+use tpack::{AtomicFile, Dtype};
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
 
 fn write(path: &Path) {
     let mut file = AtomicFile::create(path).unwrap();

@@ -6,8 +6,9 @@ mod support;
 use proptest::prelude::*;
 use support::raw::{Raw, RawEntry, RawMeta};
 use tpack::format::Packing;
+use tpack::write::{Builder, EntryDecl};
 use tpack::zerocopy::little_endian::{F32, U16, U32, U64};
-use tpack::{ArrayArray, Builder, Container, Dtype, EntryDecl, MetaType, MetaValue, StringArray};
+use tpack::{ArrayArray, Container, Dtype, MetaType, MetaValue, StringArray};
 
 /// Proptest cases: many natively, a handful under Miri, which interprets every instruction.
 fn cases() -> u32 {

@@ -6,7 +6,8 @@ mod support;
 use proptest::prelude::*;
 use support::cases;
 use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Layout, Placer, Region};
-use tpack::{Builder, Container, Dtype, EntryDecl, Error};
+use tpack::write::{Builder, EntryDecl};
+use tpack::{Container, Dtype, Error};
 
 /// A buffer larger than any vector needs (their prefixes, and those of their nested containers, are a few
 /// KiB).

@@ -164,7 +164,7 @@ fn valid_vectors_are_what_the_writers_produce() {
     /// the lowest minor the content needs, here 0).
     const NOT_CANONICAL: &[&str] = &["header-extension"];
     use support::sinks::{MemSink, PipeSink};
-    use tpack::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
+    use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
     for case in cases::valid_cases() {

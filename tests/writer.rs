@@ -6,10 +6,11 @@ mod support;
 use embedded_io::Write as _;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
-use tpack::{
-    Buffer, Builder, Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, SeekWriter, ShortStorage,
-    SliceBookkeeping, StreamWriter, VecBookkeeping, WriteError,
+use tpack::write::{
+    Buffer, Builder, EntryDecl, FixedBookkeeping, SeekWriter, ShortStorage, SliceBookkeeping, StreamWriter,
+    VecBookkeeping, WriteError,
 };
+use tpack::{Container, Dtype, MetaValue};
 
 #[derive(Clone, Debug)]
 struct Item {

@@ -4,8 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping};
 use tpack::zerocopy::little_endian::U64;
-use tpack::{Container, Dtype, EntryDecl, MetaValue, StreamWriter, StringArray, VecBookkeeping};
+use tpack::{Container, Dtype, MetaValue, StringArray};
 
 struct Counting;
 

@@ -1,5 +1,5 @@
-//! The writer: a [`tpack::Writer`] in caller storage ([`tpack_writer`]), writing through C callbacks, with
-//! its bookkeeping in a second block of caller storage ([`tpack::SliceBookkeeping`]) whose capacity the
+//! The writer: a [`tpack::write::Writer`] in caller storage ([`tpack_writer`]), writing through C callbacks, with
+//! its bookkeeping in a second block of caller storage ([`tpack::write::SliceBookkeeping`]) whose capacity the
 //! caller chooses.
 //!
 //! Protocol, as the core's: declare every entry ([`tpack_entry_decl`]) and metadata value, then write each
@@ -15,9 +15,8 @@ use core::mem::{align_of, size_of};
 
 use tpack::embedded_io::{self, ErrorKind, ErrorType, SeekFrom};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::{
-    Buffer, Dtype, EntryDecl, MetaType, MetaValue, SeekWriter, SliceBookkeeping, StreamWriter, WriteError,
-};
+use tpack::write::{Buffer, EntryDecl, SeekWriter, SliceBookkeeping, StreamWriter, WriteError};
+use tpack::{Dtype, MetaType, MetaValue};
 
 use crate::boundary::{
     buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, take, text,

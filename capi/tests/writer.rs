@@ -368,7 +368,7 @@ fn bookkeeping_is_sized_by_the_caller_and_checked() {
             tpack_result::TPACK_RESULT_NULL_ARGUMENT
         );
     }
-    assert_eq!(Some(size), tpack::SliceBookkeeping::storage_len(2, 10));
+    assert_eq!(Some(size), tpack::write::SliceBookkeeping::storage_len(2, 10));
     let mut out: Vec<u8> = Vec::new();
     let mut handle = Box::<tpack_writer>::new_uninit();
     let mut books = vec![0u8; size];

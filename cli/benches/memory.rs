@@ -156,10 +156,10 @@ fn write_sparse_container(path: &Path, total: u64) {
         }
     }
     let file = std::fs::File::create(path).unwrap();
-    let mut w = tpack::SeekWriter::new(Sparse(file, 0), tpack::VecBookkeeping);
+    let mut w = tpack::write::SeekWriter::new(Sparse(file, 0), tpack::write::VecBookkeeping);
     let names: Vec<String> = (0..4).map(|i| format!("blocks.{i}.weight")).collect();
     for n in &names {
-        w.declare(tpack::EntryDecl::new(n, tpack::Dtype::U8, &[total / 4])).unwrap();
+        w.declare(tpack::write::EntryDecl::new(n, tpack::Dtype::U8, &[total / 4])).unwrap();
     }
     let zeros = vec![0u8; 8 << 20];
     for _ in 0..4 {

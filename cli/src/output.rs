@@ -79,7 +79,7 @@ impl TempOutput {
         Ok(Self { temp, registration, destination: destination.to_path_buf() })
     }
 
-    /// A buffered, seekable sink over the temporary file for `tpack::SeekWriter`; it flushes when the writer
+    /// A buffered, seekable sink over the temporary file for `tpack::write::SeekWriter`; it flushes when the writer
     /// finishes.
     pub(crate) fn sink(&mut self) -> Sink<'_> {
         Sink(BufWriter::with_capacity(FILE_BUFFER, self.temp.as_file_mut()))

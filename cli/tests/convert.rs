@@ -407,9 +407,9 @@ fn safetensors_with_a_repeated_key_is_refused() {
 #[test]
 fn an_entry_named_like_the_safetensors_metadata_is_refused() {
     for with_metadata in [false, true] {
-        let mut b = tpack::Builder::new();
-        b.push(tpack::NewEntry::new("w", Dtype::U8, &[1], &[1])).unwrap();
-        b.push(tpack::NewEntry::new("__metadata__", Dtype::U8, &[2], &[1, 2])).unwrap();
+        let mut b = tpack::write::Builder::new();
+        b.push(tpack::write::NewEntry::new("w", Dtype::U8, &[1], &[1])).unwrap();
+        b.push(tpack::write::NewEntry::new("__metadata__", Dtype::U8, &[2], &[1, 2])).unwrap();
         if with_metadata {
             b.metadata("k", MetaValue::String("v")).unwrap();
         }
@@ -427,8 +427,8 @@ fn an_entry_named_like_the_safetensors_metadata_is_refused() {
 /// output here is the same every time, its keys sorted.
 #[test]
 fn tpack_to_safetensors_is_deterministic() {
-    let mut b = tpack::Builder::new();
-    b.push(tpack::NewEntry::new("w", Dtype::F32, &[1], &1f32.to_le_bytes())).unwrap();
+    let mut b = tpack::write::Builder::new();
+    b.push(tpack::write::NewEntry::new("w", Dtype::F32, &[1], &1f32.to_le_bytes())).unwrap();
     let keys: Vec<String> = (0..16).map(|i| format!("key.{:02}", (i * 7) % 16)).collect();
     let mut sorted = keys.clone();
     sorted.sort();

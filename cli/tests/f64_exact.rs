@@ -9,8 +9,9 @@ use std::path::Path;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use tpack::write::{Builder, NewEntry};
 use tpack::zerocopy::little_endian::F64;
-use tpack::{Builder, Container, Dtype, MetaValue, NewEntry};
+use tpack::{Container, Dtype, MetaValue};
 use tpack_cli::{run_pack, run_unpack};
 
 /// A container with `bits` as f64 metadata (one scalar per value and one array of all) and as an F64 entry.

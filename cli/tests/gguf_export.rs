@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use serde_json::Value;
+use tpack::write::{Builder, EntryDecl, NewEntry};
 use tpack::zerocopy::little_endian::U64;
-use tpack::{ArrayArray, Builder, Container, Dtype, EntryDecl, MetaValue, NewEntry};
+use tpack::{ArrayArray, Container, Dtype, MetaValue};
 
 /// The GGUF fixtures, which all come back byte for byte: among them a vocabulary file with no tensors and no
 /// padding after its metadata (`vocab.gguf`, recorded as `gguf.unpadded`), and arrays nested 9 levels deep,

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use common::*;
 use proptest::prelude::*;
 use serde_json::Value;
+use tpack::write::{Builder, NewEntry};
 use tpack::zerocopy::little_endian::U64;
-use tpack::{Builder, Dtype, MetaValue, NewEntry};
+use tpack::{Dtype, MetaValue};
 use tpack_cli::{run_inspect_with, InspectOptions};
 use unicode_width::UnicodeWidthStr;
 

@@ -4,8 +4,9 @@ mod common;
 
 use common::*;
 use serde_json::Value;
+use tpack::write::{Builder, EntryDecl, NewEntry};
 use tpack::zerocopy::little_endian::U64;
-use tpack::{Builder, Container, Dtype, EntryDecl, MetaValue, NewEntry};
+use tpack::{Container, Dtype, MetaValue};
 
 fn sample() -> Vec<u8> {
     let mut b = Builder::new();

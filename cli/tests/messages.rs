@@ -7,7 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use tpack::{Builder, Container, Dtype, NewEntry};
+use tpack::write::{Builder, NewEntry};
+use tpack::{Container, Dtype};
 
 /// Asserts `message` is one sentence: one line, no trailing period needed, and no crate or OS jargon.
 #[track_caller]

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use common::*;
 use serde_json::{json, Value};
-use tpack::{Builder, Container, Dtype, MetaValue, NewEntry};
+use tpack::write::{Builder, NewEntry};
+use tpack::{Container, Dtype, MetaValue};
 
 fn write_manifest(dir: &Path, manifest: &Value) -> std::path::PathBuf {
     let path = dir.join("manifest.json");

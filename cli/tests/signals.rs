@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use tpack::{Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+use tpack::Dtype;
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
 
 /// Payload of each input: large enough that writing it takes the tool a good fraction of a second.
 const BIG: u64 = 128 << 20;

@@ -5,7 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use tpack::zerocopy::little_endian::{F64, I64, U64};
-use tpack::{Container, EntryDecl, MetaValue, StreamWriter, StringArray, VecBookkeeping, WriteError};
+use tpack::{Container, MetaValue, StringArray};
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping, WriteError};
 use tpack_fuzz::{EntryModel, MetaModel};
 
 #[derive(arbitrary::Arbitrary, Debug)]

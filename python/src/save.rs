@@ -11,9 +11,8 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tpack::embedded_io::Write;
-use tpack::{
-    AtomicFile, Dtype, EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer,
-};
+use tpack::write::{EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer};
+use tpack::{AtomicFile, Dtype};
 
 use crate::errors::{format_error, os_error, Kind};
 use crate::meta::{Lowering, Owned};

@@ -1,10 +1,9 @@
 //! The group *entries* (R22–R32, spec §4): each descriptor on its own.
 
 use super::extension;
-use crate::error::Error;
+use crate::error::{Error, ShapeError};
 use crate::format::{
-    is_newer_minor, Descriptor, Dtype, GeometryRecord, Packing, ShapeError, FLAG_HAS_TARGET, MAX_ALIGNMENT,
-    MAX_RANK,
+    is_newer_minor, Descriptor, Dtype, GeometryRecord, Packing, FLAG_HAS_TARGET, MAX_ALIGNMENT, MAX_RANK,
 };
 use crate::layout::{element_count, packed_len};
 

@@ -8,9 +8,9 @@ use core::iter::FusedIterator;
 use zerocopy::FromBytes;
 
 use crate::error::Error;
-use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_ARRAY_DEPTH, MAX_KEY_LEN};
+use crate::format::{is_newer_minor, MetaRecord, MetaType, MAX_KEY_LEN};
 use crate::layout::slice;
-use crate::meta_value::{split_array_item, split_item, MetaValue, StringArray};
+use crate::meta_value::{check_value, MetaValue};
 
 /// The bytes `[offset, offset + len)` of `pool`, or `None` when they are not all inside it.
 fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
@@ -80,80 +80,6 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
         return Err(Error::MetaPoolLayout { record: count });
     }
     Ok(Metadata { records, pool })
-}
-
-/// R47–R49 for a value stored in the pool: its framing first (R47), then its contents (R48, R49), which need
-/// the framing of the whole value.
-fn check_value(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
-    check_framing(record, value_type, value, 1)?;
-    check_contents(record, value_type, value)
-}
-
-/// Whether `value` is a valid pool value of the known pool type `value_type` (R47–R49): what
-/// [`MetaValue::from_encoded`] checks.
-pub(crate) fn is_valid_pool_value(value_type: MetaType, value: &[u8]) -> bool {
-    value_type.is_known() && !value_type.is_inline() && check_value(0, value_type, value).is_ok()
-}
-
-/// R47 for a pool value of `value_type`, at `array[]` level `depth` (1 for a record's own value).
-fn check_framing(record: u32, value_type: MetaType, value: &[u8], depth: u8) -> Result<(), Error> {
-    let shape = Error::MetaValueShape { record };
-    match value_type {
-        MetaType::STRING_ARRAY => {
-            let mut rest = value;
-            while !rest.is_empty() {
-                let (_, tail) = split_item(rest).ok_or(shape)?;
-                rest = tail;
-            }
-        }
-        MetaType::ARRAY_ARRAY => {
-            if depth > MAX_ARRAY_DEPTH {
-                return Err(shape);
-            }
-            let mut rest = value;
-            while !rest.is_empty() {
-                let item = split_array_item(rest).ok_or(shape)?;
-                if !item.reserved_zero || !item.value_type.is_array() {
-                    return Err(shape);
-                }
-                check_framing(record, item.value_type, item.body, depth.saturating_add(1))?;
-                rest = item.rest;
-            }
-        }
-        other => {
-            if let Some((width, scalar)) = other.pool_width() {
-                let fits = if scalar { value.len() == width } else { value.len().is_multiple_of(width) };
-                if !fits {
-                    return Err(shape);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// R48–R49 for a pool value whose framing R47 accepted.
-fn check_contents(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
-    match value_type {
-        MetaType::STRING => {
-            core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
-        }
-        MetaType::STRING_ARRAY
-            if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) =>
-        {
-            return Err(Error::MetaUtf8 { record });
-        }
-        MetaType::BOOL_ARRAY if value.iter().any(|&b| b > 1) => return Err(Error::MetaBool { record }),
-        MetaType::ARRAY_ARRAY => {
-            let mut rest = value;
-            while let Some(item) = split_array_item(rest) {
-                check_contents(record, item.value_type, item.body)?;
-                rest = item.rest;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
 }
 
 /// The metadata of a validated container: records sorted by key, and the pool they point into.

@@ -23,7 +23,6 @@ use crate::error::Error;
 use crate::format::{Descriptor, Dtype, Header, Packing};
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
-pub(crate) use metadata::is_valid_pool_value;
 pub use metadata::{MetaIter, Metadata};
 pub use verify::{EntryVerification, Verification};
 

@@ -118,8 +118,16 @@ impl fmt::Display for DecodeError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+// `Display` repeats the wrapped rule's message, since most callers print one line; `source` gives the rule's
+// `Error` itself, for callers that walk the chain or downcast.
+impl core::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            DecodeError::Invalid(e) => Some(e),
+            DecodeError::BufferTooSmall { .. } | DecodeError::Finished => None,
+        }
+    }
+}
 
 /// Everything a [`Decoder`] knows but the buffer's bytes: plain numbers, to copy or save and
 /// [`Decoder::resume`] from.
@@ -150,7 +158,8 @@ impl DecoderState {
 /// A push decoder: feed it a container's bytes as they arrive, get [`Event`]s, then [`Decoder::finish`].
 ///
 /// ```
-/// # use tpack::{Builder, Dtype, EntryDecl, MetaValue};
+/// # use tpack::write::{Builder, EntryDecl};
+/// # use tpack::{Dtype, MetaValue};
 /// use tpack::stream::{Decoder, Event};
 /// # let mut b = Builder::new();
 /// # b.push(EntryDecl::new("w", Dtype::U8, &[3]).with_data(&[1, 2, 3]))?;

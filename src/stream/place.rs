@@ -89,6 +89,19 @@ impl<E: fmt::Debug> fmt::Display for PlaceError<E> {
     }
 }
 
+/// An error when the region's error is one (`std::io::Error`, `Infallible`, …), with that error as its source.
+impl<E: core::error::Error + 'static> core::error::Error for PlaceError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            PlaceError::Region(e) => Some(e),
+            PlaceError::TooLarge { .. }
+            | PlaceError::BadTarget { .. }
+            | PlaceError::Overlap { .. }
+            | PlaceError::OutOfOrder => None,
+        }
+    }
+}
+
 /// Writes what a [`Decoder`] releases into a [`Region`], in whole blocks of `B` bytes (the flash's write
 /// block; at most `B` bytes are held back at a time).
 ///

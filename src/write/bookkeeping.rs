@@ -120,7 +120,7 @@ pub trait Bookkeeping: sealed::Sealed + Sized {
 /// Bookkeeping of a fixed capacity, without an allocator (for `no_std`): up to `ENTRIES` entries and
 /// `ENTRIES` metadata records, up to `BYTES` bytes of names and, separately, `BYTES` bytes of encoded
 /// metadata (each record takes 15 bytes plus its key and pool value). Running out is
-/// [`crate::WriteError::BufferFull`], never a panic. The writer holds the buffers inline: about
+/// [`crate::write::WriteError::BufferFull`], never a panic. The writer holds the buffers inline: about
 /// `ENTRIES × 120 + 2 × BYTES` bytes.
 ///
 /// Pass the type as a value: `SeekWriter::new(sink, FixedBookkeeping::<16, 1024>)`.
@@ -148,14 +148,15 @@ impl<const ENTRIES: usize, const BYTES: usize> Bookkeeping for FixedBookkeeping<
 /// Bookkeeping in storage the caller lends, of a capacity chosen at run time, without an allocator: up to
 /// `entries` entries and `entries` metadata records, up to `bytes` bytes of names and, separately, `bytes`
 /// bytes of encoded metadata — the capacities of [`FixedBookkeeping`]`<entries, bytes>`, which it matches
-/// byte for byte in what it accepts. Running out is [`crate::WriteError::BufferFull`], never a panic.
+/// byte for byte in what it accepts. Running out is [`crate::write::WriteError::BufferFull`], never a panic.
 ///
 /// The storage is any byte slice of at least [`SliceBookkeeping::storage_len`] bytes, at any alignment
 /// (a `static` buffer, a block from a C caller). The writer borrows it until it is finished or dropped;
 /// what the storage held before is overwritten and never read.
 ///
 /// ```
-/// use tpack::{Dtype, EntryDecl, SliceBookkeeping, StreamWriter};
+/// use tpack::write::{EntryDecl, SliceBookkeeping, StreamWriter};
+/// use tpack::Dtype;
 /// let mut storage = [0u8; 2048];
 /// let bookkeeping = SliceBookkeeping::new(&mut storage, 8, 256)?;
 /// let mut out = Vec::new();
@@ -291,7 +292,7 @@ impl Bookkeeping for VecBookkeeping {
     }
 }
 
-/// Which bookkeeping buffer ran out of room ([`crate::WriteError::BufferFull`]).
+/// Which bookkeeping buffer ran out of room ([`crate::write::WriteError::BufferFull`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Buffer {

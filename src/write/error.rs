@@ -105,4 +105,24 @@ impl<E: fmt::Debug> fmt::Display for WriteError<E> {
     }
 }
 
-impl<E: fmt::Debug> core::error::Error for WriteError<E> {}
+/// An error when the sink's error is one (`std::io::Error`, `Infallible`, …). `Display` repeats the wrapped
+/// error's message, since most callers print one line; `source` gives the wrapped error itself.
+impl<E: core::error::Error + 'static> core::error::Error for WriteError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            WriteError::Io(e) => Some(e),
+            WriteError::Format(e) => Some(e),
+            WriteError::BufferFull(_)
+            | WriteError::TooLarge
+            | WriteError::SinkPosition { .. }
+            | WriteError::TooManyEntries
+            | WriteError::PayloadTooLong { .. }
+            | WriteError::PayloadTooShort { .. }
+            | WriteError::UnknownLength { .. }
+            | WriteError::UnsizedNotBytes { .. }
+            | WriteError::EntriesMissing { .. }
+            | WriteError::AlreadyStarted
+            | WriteError::Poisoned => None,
+        }
+    }
+}

@@ -11,9 +11,9 @@ use super::meta_item::{self, item_at, PushError};
 use super::sort::sort_by;
 use super::EntryDecl;
 use crate::checksum::Crc32;
-use crate::error::Error;
+use crate::error::{Error, ShapeError};
 use crate::format::{
-    Descriptor, Dtype, ExtensionItem, GeometryRecord, Header, MetaRecord, Packing, SectionRef, ShapeError,
+    Descriptor, Dtype, ExtensionItem, GeometryRecord, Header, MetaRecord, Packing, SectionRef,
     DESCRIPTOR_LEN, EXTENSION_ITEM_HEADER_LEN, FLAG_HAS_TARGET, GEOMETRY_RECORD_LEN, HEADER_CRC_OFFSET,
     HEADER_LEN_V1, INDEX_SLOT_LEN, MAGIC, MAX_ALIGNMENT, MAX_KEY_LEN, MAX_NAME_LEN, MAX_RANK,
     META_RECORD_LEN, TAG_BLOCK_GEOMETRY, TRAILER_SLOT_LEN, VERSION_MAJOR,

@@ -65,7 +65,7 @@ enum State {
     Poisoned,
 }
 
-/// A streaming writer: bookkeeping in `K` ([`crate::FixedBookkeeping`] or [`crate::VecBookkeeping`]), never
+/// A streaming writer: bookkeeping in `K` ([`crate::write::FixedBookkeeping`] or [`crate::write::VecBookkeeping`]), never
 /// a payload in memory; output to an `embedded-io` sink `S`; mode `M` ([`SeekWriter`] and
 /// [`StreamWriter`] name the two).
 ///
@@ -79,7 +79,8 @@ enum State {
 /// trailer.
 ///
 /// ```
-/// use tpack::{Container, Dtype, EntryDecl, SeekWriter, VecBookkeeping};
+/// use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
+/// use tpack::{Container, Dtype};
 /// let mut out = embedded_io_adapters::std::FromStd::new(std::io::Cursor::new(Vec::new()));
 /// let mut w = SeekWriter::new(&mut out, VecBookkeeping);
 /// w.declare(EntryDecl::new("w", Dtype::U8, &[4]))?;
@@ -124,7 +125,7 @@ impl<S, K: Bookkeeping, M: Mode> fmt::Debug for Writer<S, K, M> {
 
 impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     /// A writer that will write a container to `sink`, from where it stands, keeping its bookkeeping as
-    /// `bookkeeping` says (a value of [`crate::FixedBookkeeping`] or [`crate::VecBookkeeping`]).
+    /// `bookkeeping` says (a value of [`crate::write::FixedBookkeeping`] or [`crate::write::VecBookkeeping`]).
     pub fn new(sink: S, bookkeeping: K) -> Self {
         Self {
             sink,

@@ -6,7 +6,9 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use tpack::{Container, Dtype, EntryDecl, Error, SeekWriter, VecBookkeeping, WriteError};
+use tpack::{Container, Dtype, Error};
+
+use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping, WriteError};
 
 use super::{importer, Format, Model};
 use crate::describe::dtype_name;

@@ -26,7 +26,8 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 use tiny_mlp::{expected, test_inputs, Model, MAX_WIDTH};
 use tpack::zerocopy::little_endian::F32;
-use tpack::{Container, Dtype, EntryDecl, FixedBookkeeping, MetaValue, StreamWriter};
+use tpack::{Container, Dtype, MetaValue};
+use tpack::write::{EntryDecl, FixedBookkeeping, StreamWriter};
 
 /// Bytes with the alignment the container's payloads need (64) at their start.
 #[repr(C, align(64))]

@@ -8,16 +8,17 @@
 use alloc::vec::Vec;
 use core::convert::Infallible;
 
+use super::{EntryDecl, NewEntry, StreamWriter, VecBookkeeping, WriteError};
 use crate::error::Error;
 use crate::layout::len_u64;
 use crate::meta_value::MetaValue;
 use crate::read::Container;
-use crate::write::{EntryDecl, NewEntry, StreamWriter, VecBookkeeping, WriteError};
 
 /// Builds a container in memory.
 ///
 /// ```
-/// use tpack::{Builder, Container, Dtype, MetaValue, NewEntry};
+/// use tpack::write::{Builder, NewEntry};
+/// use tpack::{Container, Dtype, MetaValue};
 /// let weights: Vec<u8> = [1.0f32, 2.0, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
 /// let mut builder = Builder::new();
 /// builder.push(NewEntry::new("layer0.weight", Dtype::F32, &[3], &weights))?;
@@ -85,7 +86,7 @@ impl Builder {
     /// Sets metadata `key` to `value`.
     ///
     /// # Errors
-    /// As [`crate::Writer::metadata`]. Duplicate keys are reported by [`Builder::finish`].
+    /// As [`crate::write::Writer::metadata`]. Duplicate keys are reported by [`Builder::finish`].
     pub fn metadata(&mut self, key: &str, value: MetaValue<'_>) -> Result<&mut Self, WriteError<Infallible>> {
         self.writer.metadata(key, value)?;
         Ok(self)

@@ -9,6 +9,14 @@ use zerocopy::{FromBytes, IntoBytes, TryFromBytes};
 
 use crate::format::{MetaType, MAX_ARRAY_DEPTH};
 
+mod check;
+#[cfg(feature = "alloc")]
+mod owned;
+
+pub(crate) use check::check_value;
+#[cfg(feature = "alloc")]
+pub use owned::{OwnedMetaValue, UnwritableValue};
+
 /// A typed metadata value (spec §7.1), borrowed: from a container when read, from the caller when written.
 ///
 /// Numeric arrays are slices of little-endian elements, which view the pool in place on any host; to write
@@ -216,7 +224,7 @@ impl<'a> MetaValue<'a> {
     /// ```
     #[must_use]
     pub fn from_encoded(value_type: MetaType, bytes: &'a [u8]) -> Option<MetaValue<'a>> {
-        crate::read::is_valid_pool_value(value_type, bytes).then(|| MetaValue::decode(value_type, bytes))
+        check::is_valid_pool_value(value_type, bytes).then(|| MetaValue::decode(value_type, bytes))
     }
 
     /// The number of pool bytes [`MetaValue::encode`] emits, or `None` past `usize`.

@@ -1,0 +1,94 @@
+//! The error context the rule table generates: every rule's error goes to plain fields and back unchanged,
+//! carries the fields its message names, and the wrapping errors give the rule's error as their source.
+
+use std::error::Error as _;
+
+use tpack::format::Section;
+use tpack::stream::{DecodeError, PlaceError};
+use tpack::write::WriteError;
+use tpack::{Error, ErrorContext, Rule};
+
+/// A context with every slot set, to small numbers every field's type holds.
+fn full() -> ErrorContext {
+    ErrorContext {
+        entry: Some(3),
+        record: Some(4),
+        position: Some(5),
+        offset: Some(6),
+        section: Some(Section::Names),
+        value: Some(7),
+        stored: Some(8),
+        computed: Some(9),
+        depth: Some(2),
+        inner_rule: Some(Rule::NameUtf8),
+    }
+}
+
+#[test]
+fn every_rule_goes_to_fields_and_back() {
+    for &rule in Rule::ALL {
+        let error = Error::from_context(rule, &full())
+            .unwrap_or_else(|| panic!("{rule}: no error from a full context"));
+        assert_eq!(error.rule(), rule);
+        let context = error.context();
+        assert_eq!(Error::from_context(rule, &context), Some(error), "{rule}");
+        // Every field the context holds is one the error's message shows.
+        let message = error.to_string();
+        for (slot, shown) in [
+            (context.entry.map(u64::from), "3"),
+            (context.record.map(u64::from), "4"),
+            (context.position.map(u64::from), "5"),
+            (context.offset, "6"),
+            (context.value, "7"),
+        ] {
+            if slot.is_some() {
+                assert!(message.contains(shown), "{rule}: {message:?} does not show {shown}");
+            }
+        }
+    }
+}
+
+#[test]
+fn contexts_hold_what_each_kind_of_rule_is_about() {
+    let e = Error::EntryChecksum { entry: 1, stored: 2, computed: 3 };
+    let c = e.context();
+    assert_eq!((c.entry, c.stored, c.computed, c.record, c.value), (Some(1), Some(2), Some(3), None, None));
+    let e = Error::NestedInvalid { entry: 4, depth: 2, inner: Rule::MetaBool };
+    let c = e.context();
+    assert_eq!((c.entry, c.depth, c.inner_rule), (Some(4), Some(2), Some(Rule::MetaBool)));
+    assert_eq!(Error::BadMagic.context(), ErrorContext::default());
+    assert_eq!(Error::MetaUnknownType { record: 1, code: 99 }.context().value, Some(99));
+    assert_eq!(Error::SectionLength { section: Section::Trailer }.context().section, Some(Section::Trailer));
+}
+
+#[test]
+fn a_missing_or_out_of_range_field_gives_no_error() {
+    let mut context = full();
+    context.entry = None;
+    assert_eq!(Error::from_context(Rule::NameUtf8, &context), None);
+    // R23's rank is a u8: 300 does not fit.
+    let mut context = full();
+    context.value = Some(300);
+    assert_eq!(Error::from_context(Rule::RankTooLarge, &context), None);
+    // Fields a rule does not use are ignored.
+    assert_eq!(Error::from_context(Rule::BadMagic, &full()), Some(Error::BadMagic));
+}
+
+#[test]
+fn wrapping_errors_give_the_rule_as_source() {
+    let rule_error = Error::NameUtf8 { entry: 2 };
+    let decode = DecodeError::Invalid(rule_error);
+    let source = decode.source().and_then(|s| s.downcast_ref::<Error>());
+    assert_eq!(source, Some(&rule_error));
+    assert!(DecodeError::Finished.source().is_none());
+
+    let write: WriteError<std::io::Error> = WriteError::Format(rule_error);
+    assert_eq!(write.source().and_then(|s| s.downcast_ref::<Error>()), Some(&rule_error));
+    let io: WriteError<std::io::Error> = WriteError::Io(std::io::Error::other("disk"));
+    assert_eq!(io.source().map(ToString::to_string), Some("disk".to_owned()));
+    assert!(WriteError::<std::io::Error>::Poisoned.source().is_none());
+
+    let place: PlaceError<std::io::Error> = PlaceError::Region(std::io::Error::other("flash"));
+    assert_eq!(place.source().map(ToString::to_string), Some("flash".to_owned()));
+    assert!(PlaceError::<std::io::Error>::OutOfOrder.source().is_none());
+}
