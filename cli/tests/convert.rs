@@ -70,10 +70,10 @@ fn safetensors_dtypes_of_format_1_1_convert_both_ways() {
 /// shape and bytes, and that converts back to the same entries.
 #[test]
 fn safetensors_f6_dtypes_are_written_as_pypi_safetensors_reads_them() {
-    let mut b = tpack::Builder::new();
+    let mut b = tpack::write::Builder::new();
     let (a, c): (Vec<u8>, Vec<u8>) = ((0..6).collect(), (100..112).collect());
-    b.push(tpack::NewEntry::new("f6.e2m3", Dtype::F6E2M3, &[2, 4], &a)).unwrap();
-    b.push(tpack::NewEntry::new("f6.e3m2", Dtype::F6E3M2, &[8], &c[..6])).unwrap();
+    b.push(tpack::write::NewEntry::new("f6.e2m3", Dtype::F6E2M3, &[2, 4], &a)).unwrap();
+    b.push(tpack::write::NewEntry::new("f6.e3m2", Dtype::F6E3M2, &[8], &c[..6])).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("f6.tpack");
     std::fs::write(&input, b.finish().unwrap()).unwrap();

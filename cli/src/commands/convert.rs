@@ -16,7 +16,7 @@ use crate::pipeline::source::Source;
 ///
 /// Inputs are validated completely before anything is written: a foreign file by its reader, a shard set by
 /// its index or split keys too, a tpack file by the full verification of `tpack verify`. Every refusal that
-/// does not depend on the input's content comes first, in the order [`OutputPlan::check`] gives.
+/// does not depend on the input's content comes first, in the order `OutputPlan::check` gives (docs/cli.md lists it).
 ///
 /// # Errors
 /// An input that is invalid or cannot be represented in the output format ([`crate::Kind::Input`], or

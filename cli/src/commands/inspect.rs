@@ -223,7 +223,7 @@ impl<'a> Inspected<'a> {
                 nested: None,
             })
             .collect();
-        let meta = model.metadata.iter().map(|(k, v)| v.with_value(|v| Meta::of(k, &v))).collect();
+        let meta = model.metadata.iter().map(|(k, v)| Meta::of(k, &v.as_value())).collect();
         Self { format, file_length, container: None, items, meta }
     }
 

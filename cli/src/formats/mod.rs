@@ -10,10 +10,9 @@
 
 use std::path::Path;
 
-use ::tpack::Container;
+use ::tpack::{Container, OwnedMetaValue};
 
 use crate::error::Result;
-use crate::manifest::OwnedValue;
 
 pub(crate) mod gguf;
 pub(crate) mod safetensors;
@@ -117,7 +116,7 @@ pub(crate) struct Model<'a> {
     /// Entries in the order they are written, their payloads borrowed from the input.
     pub(crate) entries: Vec<OutEntry<'a>>,
     /// Metadata records (the writer orders them by key).
-    pub(crate) metadata: Vec<(String, OwnedValue)>,
+    pub(crate) metadata: Vec<(String, OwnedMetaValue)>,
     /// What the reader noticed that the user should know, one sentence each (printed as `note:` lines).
     pub(crate) notes: Vec<String>,
 }

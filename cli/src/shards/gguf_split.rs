@@ -12,7 +12,7 @@ use super::Shard;
 use crate::error::{CliError, Kind, Result};
 use crate::formats::gguf::{KEY_ORDER, UNPADDED};
 use crate::formats::Model;
-use crate::owned_value::OwnedValue;
+use tpack::{MetaValue, OwnedMetaValue};
 
 /// The split's 0-based number.
 pub(crate) const SPLIT_NO: &str = "split.no";
@@ -229,8 +229,12 @@ pub(super) fn strip(model: &mut Model<'_>, alignment: u32, first: bool) {
     // the later splits' orders list only their split keys and would disagree with it in the merge.
     if first {
         for (key, value) in &mut model.metadata {
-            if let (true, OwnedValue::StringArray(keys)) = (key == KEY_ORDER, value) {
-                keys.retain(|k| !k.starts_with(SPLIT_KEYS));
+            let MetaValue::StringArray(keys) = value.as_value() else { continue };
+            if key == KEY_ORDER {
+                // Fewer items of a valid string[]: always a valid value, so the error arm is never taken.
+                if let Ok(kept) = OwnedMetaValue::string_array(keys.filter(|k| !k.starts_with(SPLIT_KEYS))) {
+                    *value = kept;
+                }
             }
         }
     } else {

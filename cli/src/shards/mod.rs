@@ -20,9 +20,10 @@ mod merge;
 
 use std::path::{Path, PathBuf};
 
+use ::tpack::OwnedMetaValue;
+
 use crate::error::{CliError, Result};
 use crate::formats::{gguf::Gguf, safetensors::Safetensors, Format, Import, Model};
-use crate::manifest::OwnedValue;
 
 /// One file of a shard set, mapped for as long as the set lives.
 #[derive(Debug)]
@@ -129,7 +130,7 @@ impl ShardSet {
                 // caller's metadata there when it shards. It joins the shards' under the same rule.
                 if let Some(first) = models.first_mut() {
                     first.metadata.extend(
-                        index.metadata.iter().map(|(k, v)| (k.clone(), OwnedValue::String(v.clone()))),
+                        index.metadata.iter().map(|(k, v)| (k.clone(), OwnedMetaValue::from(v.as_str()))),
                     );
                 }
                 if !index.metadata.is_empty() {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
+use tpack::{OwnedMetaValue, UnwritableValue};
 use tpack_gguf::{GgufArray, GgufValue, MAX_ARRAY_DEPTH};
 
 use super::encode::{info_len, Header, TensorInfo};
@@ -14,45 +15,51 @@ use super::{
 use crate::error::{CliError, Result};
 use crate::formats::tpack::{OutEntry, Payload};
 use crate::formats::{Format, Import, Model};
-use crate::manifest::OwnedValue;
 
 /// A GGUF metadata value as tpack metadata of the same type: `uint8` → `u8`, `float32` → `f32` (its bits
 /// kept), a `bool` array → `bool[]`, an array of arrays → `array[]` (items converted the same way).
-fn metadata_value(v: &GgufValue<'_>) -> OwnedValue {
-    match v {
-        GgufValue::U8(x) => OwnedValue::U8(*x),
-        GgufValue::I8(x) => OwnedValue::I8(*x),
-        GgufValue::U16(x) => OwnedValue::U16(*x),
-        GgufValue::I16(x) => OwnedValue::I16(*x),
-        GgufValue::U32(x) => OwnedValue::U32(*x),
-        GgufValue::I32(x) => OwnedValue::I32(*x),
-        GgufValue::F32(x) => OwnedValue::F32(*x),
-        GgufValue::U64(x) => OwnedValue::U64(*x),
-        GgufValue::I64(x) => OwnedValue::I64(*x),
-        GgufValue::F64(x) => OwnedValue::F64(*x),
-        GgufValue::Bool(x) => OwnedValue::Bool(*x),
-        GgufValue::String(s) => OwnedValue::String((*s).to_owned()),
-        GgufValue::Array(a) => array_value(a),
-    }
+///
+/// # Errors
+/// What tpack cannot hold: a string of 4 GiB or more, arrays nested deeper than tpack holds (the parser
+/// refuses those first: `tpack_gguf::MAX_ARRAY_DEPTH`).
+fn metadata_value(v: &GgufValue<'_>) -> std::result::Result<OwnedMetaValue, UnwritableValue> {
+    Ok(match v {
+        GgufValue::U8(x) => OwnedMetaValue::from(*x),
+        GgufValue::I8(x) => OwnedMetaValue::from(*x),
+        GgufValue::U16(x) => OwnedMetaValue::from(*x),
+        GgufValue::I16(x) => OwnedMetaValue::from(*x),
+        GgufValue::U32(x) => OwnedMetaValue::from(*x),
+        GgufValue::I32(x) => OwnedMetaValue::from(*x),
+        GgufValue::F32(x) => OwnedMetaValue::from(*x),
+        GgufValue::U64(x) => OwnedMetaValue::from(*x),
+        GgufValue::I64(x) => OwnedMetaValue::from(*x),
+        GgufValue::F64(x) => OwnedMetaValue::from(*x),
+        GgufValue::Bool(x) => OwnedMetaValue::from(*x),
+        GgufValue::String(s) => OwnedMetaValue::from(*s),
+        GgufValue::Array(a) => array_value(a)?,
+    })
 }
 
-fn array_value(a: &GgufArray<'_>) -> OwnedValue {
-    match a {
-        GgufArray::U8(x) => OwnedValue::U8Array(x.clone()),
-        GgufArray::I8(x) => OwnedValue::I8Array(x.clone()),
-        GgufArray::U16(x) => OwnedValue::U16Array(x.clone()),
-        GgufArray::I16(x) => OwnedValue::I16Array(x.clone()),
-        GgufArray::U32(x) => OwnedValue::U32Array(x.clone()),
-        GgufArray::I32(x) => OwnedValue::I32Array(x.clone()),
-        GgufArray::F32(x) => OwnedValue::F32Array(x.clone()),
-        GgufArray::U64(x) => OwnedValue::U64Array(x.clone()),
-        GgufArray::I64(x) => OwnedValue::I64Array(x.clone()),
-        GgufArray::F64(x) => OwnedValue::F64Array(x.clone()),
-        GgufArray::Bool(x) => OwnedValue::BoolArray(x.clone()),
-        GgufArray::String(x) => OwnedValue::StringArray(x.iter().map(|s| (*s).to_owned()).collect()),
+/// A GGUF array as the tpack array of the same item type; see [`metadata_value`].
+fn array_value(a: &GgufArray<'_>) -> std::result::Result<OwnedMetaValue, UnwritableValue> {
+    Ok(match a {
+        GgufArray::U8(x) => OwnedMetaValue::u8_array(x.as_slice()),
+        GgufArray::I8(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::U16(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::I16(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::U32(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::I32(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::F32(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::U64(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::I64(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::F64(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::Bool(x) => OwnedMetaValue::from(x.as_slice()),
+        GgufArray::String(x) => OwnedMetaValue::string_array(x.iter())?,
         // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
-        GgufArray::Array(items) => OwnedValue::ArrayArray(items.iter().map(array_value).collect()),
-    }
+        GgufArray::Array(items) => OwnedMetaValue::array_array(
+            items.iter().map(array_value).collect::<std::result::Result<Vec<_>, _>>()?,
+        )?,
+    })
 }
 
 impl Import for Gguf {
@@ -87,19 +94,27 @@ impl Import for Gguf {
                     input.display()
                 )));
             }
-            metadata.push(((*key).to_owned(), metadata_value(value)));
+            let value = metadata_value(value).map_err(|e| {
+                CliError::input(format!(
+                    "{}: metadata {key:?} cannot be stored in tpack: {e}",
+                    input.display()
+                ))
+            })?;
+            metadata.push(((*key).to_owned(), value));
         }
-        let order = file.metadata.iter().map(|(k, _)| (*k).to_owned()).collect();
-        metadata.push((KEY_ORDER.to_owned(), OwnedValue::StringArray(order)));
-        metadata.push((VERSION.to_owned(), OwnedValue::U32(file.version)));
+        let order = OwnedMetaValue::string_array(file.metadata.iter().map(|(k, _)| *k)).map_err(|e| {
+            CliError::input(format!("{}: its key order cannot be recorded: {e}", input.display()))
+        })?;
+        metadata.push((KEY_ORDER.to_owned(), order));
+        metadata.push((VERSION.to_owned(), OwnedMetaValue::from(file.version)));
         if file.big_endian {
-            metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
+            metadata.push((BIG_ENDIAN.to_owned(), OwnedMetaValue::from(true)));
         }
         // A file with no tensors may end before its data section (see `UNPADDED`); whether it ends right at
         // its tensor infos is checked with the rest of its layout (`unreproducible`).
         let unpadded = file.tensors.is_empty() && (bytes.len() as u64) < file.data_offset;
         if unpadded {
-            metadata.push((UNPADDED.to_owned(), OwnedValue::Bool(true)));
+            metadata.push((UNPADDED.to_owned(), OwnedMetaValue::from(true)));
         }
         // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
         // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
@@ -170,7 +185,7 @@ fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8], unpadded: bool) -> 
     for (key, value) in &file.metadata {
         // Every GGUF value has a tpack form that encodes back to the same bytes; a failure here is a
         // difference.
-        if metadata_value(value).with_value(|v| header.pair(key, &v)).is_err() {
+        if metadata_value(value).map_or(true, |v| header.pair(key, &v.as_value()).is_err()) {
             return Some(format!("its metadata {key:?} cannot be written back as it is"));
         }
     }

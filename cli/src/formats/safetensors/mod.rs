@@ -10,13 +10,12 @@ use safetensors::tensor::{Dtype as StDtype, TensorInfo};
 use safetensors::SafeTensors;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::{AtomicFile, Container, Dtype, MetaValue};
+use tpack::{AtomicFile, Container, Dtype, MetaValue, OwnedMetaValue};
 
 use super::tpack::{OutEntry, Payload};
 use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
-use crate::manifest::OwnedValue;
 
 mod plan;
 mod sharded;
@@ -159,11 +158,11 @@ impl Import for Safetensors {
                 payload: Payload::Bytes(payload),
             });
         }
-        let mut metadata: Vec<(String, OwnedValue)> = header
+        let mut metadata: Vec<(String, OwnedMetaValue)> = header
             .metadata()
             .iter()
             .flat_map(HashMap::iter)
-            .map(|(k, v)| (k.clone(), OwnedValue::String(v.clone())))
+            .map(|(k, v)| (k.clone(), OwnedMetaValue::from(v.as_str())))
             .collect();
         metadata.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Model { compat_flags: 0, entries, metadata, notes: Vec::new() })
