@@ -486,3 +486,39 @@ fn a_stale_unpadded_record_is_noted_and_the_file_padded() {
     assert_eq!(bytes.len() % 32, 0, "padded to the alignment");
     assert_eq!(tpack_gguf::parse(&bytes).unwrap().tensors.len(), 1);
 }
+
+/// The files a sharded output would replace are checked before the container's payloads are verified, as
+/// every other check of the output comes before the work: an existing split is refused at once (exit 4),
+/// even when verifying would have found the input corrupt (exit 1), and only then is the input verified.
+#[test]
+fn an_existing_split_is_refused_before_the_input_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("mixed.tpack");
+    assert_ok(&run!("convert", fixture("mixed.gguf"), mid));
+    // The splits an intact copy gives, which the corrupt one would be written as.
+    let out = dir.path().join("split.gguf");
+    assert_ok(&run!("convert", &mid, &out, "--max-shard-size", "0.5KB"));
+    let first = dir.path().join("split-00001-of-00004.gguf");
+    assert!(first.exists(), "{:?}", std::fs::read_dir(dir.path()).unwrap().collect::<Vec<_>>());
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "gguf") && path != first {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(&mid).unwrap();
+    let at = usize::try_from(Container::parse(&bytes).unwrap().entries().next().unwrap().offset()).unwrap();
+    bytes[at] ^= 0xff;
+    std::fs::write(&mid, &bytes).unwrap();
+    assert_fails(
+        &run!("convert", &mid, &out, "--max-shard-size", "0.5KB"),
+        4,
+        &["split-00001-of-00004.gguf", "--force"],
+    );
+    std::fs::remove_file(&first).unwrap();
+    assert_fails(
+        &run!("convert", mid, out, "--max-shard-size", "0.5KB"),
+        1,
+        &["is corrupt", "not converted"],
+    );
+}

@@ -14,9 +14,11 @@ use crate::pipeline::source::Source;
 /// splits a safetensors or GGUF output into shards of at most that many bytes of tensor data. IN may be one
 /// file or a shard set: a Hugging Face index (or its directory) or the first file of a split GGUF.
 ///
-/// Inputs are validated completely before anything is written: a foreign file by its reader, a shard set by
-/// its index or split keys too, a tpack file by the full verification of `tpack verify`. Every refusal that
-/// does not depend on the input's content comes first, in the order `OutputPlan::check` gives (docs/cli.md lists it).
+/// The stages run one way: the source is opened; what does not depend on its content is checked, in the
+/// order `OutputPlan::check` gives (docs/cli.md lists it); the source is read (a foreign file or shard set
+/// validated completely, a container's structure); the files to write are told and checked; a container's
+/// payloads are verified as `tpack verify` verifies them; then the sink writes and the report is made.
+/// Nothing is written before every check has passed.
 ///
 /// # Errors
 /// An input that is invalid or cannot be represented in the output format ([`crate::Kind::Input`], or
@@ -32,7 +34,9 @@ pub fn run(
 ) -> Result<String> {
     let source = Source::open(input)?;
     let plan = OutputPlan::check(&source, output, to, force, max_shard_size)?;
-    let read = source.read(quiet)?;
-    let written = sink::write(&plan, &source, read, quiet)?;
+    let read = source.read()?;
+    let files = plan.files(&read, &source)?;
+    source.verify(&read, quiet)?;
+    let written = sink::write(&plan, &files, &source, read, quiet)?;
     Ok(report(&source, &written))
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::source::Source;
+use super::source::{Input, Source};
 use crate::error::{missing_directory, CliError, Kind, Result};
 use crate::formats::{exporter, importer, ExportOptions, Format, EXPORTS, IMPORTS};
 use crate::fsutil::check_overwrite;
@@ -95,24 +95,40 @@ impl OutputPlan {
         })
     }
 
+    /// The files the output is written as, told by OUT's writer from what was read (`--max-shard-size` makes
+    /// shards of a model that needs more than one), each checked by [`OutputPlan::check_files`]. A container
+    /// is written as the one file OUT.
+    ///
+    /// # Errors
+    /// What the writer refuses about the options ([`Kind::Input`]); a file refused ([`Kind::Io`]).
+    pub(crate) fn files(&self, input: &Input<'_>, source: &Source) -> Result<Vec<String>> {
+        let names = match (input, exporter(self.format)) {
+            (Input::Container(container), Some(export)) => {
+                export.file_names(container, &self.name, &self.options)?
+            }
+            _ => vec![self.name.clone()],
+        };
+        self.check_files(&names, source)?;
+        Ok(names)
+    }
+
     /// Whether the files `names` are OUT alone.
     #[must_use]
     pub(crate) fn is_one_file(&self, names: &[String]) -> bool {
         names == [self.name.as_str()]
     }
 
-    /// The paths of the files `names` that a writer plans in OUT's directory, each checked as OUT was: none
-    /// is one of the source's files or a directory, and none exists unless `force` is on. OUT alone was
-    /// checked by [`OutputPlan::check`].
+    /// Checks the files `names` that a writer plans in OUT's directory as OUT was checked: none is one of the
+    /// source's files or a directory, and none exists unless `force` is on. OUT alone was checked by
+    /// [`OutputPlan::check`].
     ///
     /// # Errors
     /// [`Kind::Io`] naming the first file refused.
-    pub(crate) fn check_files(&self, names: &[String], source: &Source) -> Result<Vec<PathBuf>> {
+    fn check_files(&self, names: &[String], source: &Source) -> Result<()> {
         if self.is_one_file(names) {
-            return Ok(vec![self.path.clone()]);
+            return Ok(());
         }
-        let paths: Vec<PathBuf> = names.iter().map(|n| self.dir.join(n)).collect();
-        for path in &paths {
+        for path in &self.paths(names) {
             for file in source.files() {
                 refuse_same_file(file, path)?;
             }
@@ -124,7 +140,16 @@ impl OutputPlan {
             }
             check_overwrite(path, self.force)?;
         }
-        Ok(paths)
+        Ok(())
+    }
+
+    /// The paths of the files `names` in OUT's directory.
+    #[must_use]
+    pub(crate) fn paths(&self, names: &[String]) -> Vec<PathBuf> {
+        if self.is_one_file(names) {
+            return vec![self.path.clone()];
+        }
+        names.iter().map(|n| self.dir.join(n)).collect()
     }
 }
 

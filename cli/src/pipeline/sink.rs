@@ -22,15 +22,20 @@ pub(crate) struct Written {
     pub(crate) notes: Vec<String>,
 }
 
-/// Writes `input`, read from `source`, as `plan` says: a model into one container (streamed, memory
-/// O(table)); a verified container with its format's writer, into the files that writer names, each checked
-/// by [`OutputPlan::check_files`] first. A foreign writer writes in a staging directory whose files are moved
+/// Writes `input`, read from `source` and verified, as `plan` says, as the files `names` that
+/// [`OutputPlan::files`] told and checked: a model into one container (streamed, memory O(table)); a
+/// container with its format's writer. A foreign writer writes in a staging directory whose files are moved
 /// into place together, so an interrupt or a failure leaves no part of the output. `quiet` hides progress.
 ///
 /// # Errors
-/// What the writer refuses ([`crate::Kind::Input`]); an existing file without `--force` and I/O failures
-/// ([`crate::Kind::Io`]).
-pub(crate) fn write(plan: &OutputPlan, source: &Source, input: Input<'_>, quiet: bool) -> Result<Written> {
+/// What the writer refuses ([`crate::Kind::Input`]); I/O failures ([`crate::Kind::Io`]).
+pub(crate) fn write(
+    plan: &OutputPlan,
+    names: &[String],
+    source: &Source,
+    input: Input<'_>,
+    quiet: bool,
+) -> Result<Written> {
     let origin = source.origin();
     let container = match (input, plan.format) {
         (Input::Model(model), Format::Tpack) => {
@@ -46,12 +51,10 @@ pub(crate) fn write(plan: &OutputPlan, source: &Source, input: Input<'_>, quiet:
         (Input::Model(_), to) => return Err(bug(source, to)),
     };
     let export = exporter(plan.format).ok_or_else(|| bug(source, plan.format))?;
-    let names = export.file_names(&container, &plan.name, &plan.options)?;
-    let paths = plan.check_files(&names, source)?;
     let staging = StagingDir::create(&plan.path)
         .map_err(|e| CliError::io("cannot create a directory next to", &plan.path, &e))?;
     let exported = export.write(origin, &container, staging.path(), &plan.name, &plan.options)?;
-    if exported.files != names {
+    if exported.files != *names {
         return Err(CliError::input(format!(
             "{}: the {} writer wrote other files than it planned ({:?}, not {names:?}); this is a bug",
             origin.display(),
@@ -60,12 +63,12 @@ pub(crate) fn write(plan: &OutputPlan, source: &Source, input: Input<'_>, quiet:
         )));
     }
     let mut notes = exported.notes;
-    if plan.is_one_file(&names) {
+    if plan.is_one_file(names) {
         staging
             .commit_file(&plan.name, &plan.path)
             .map_err(|e| CliError::io("cannot save", &plan.path, &e))?;
     } else {
-        staging.commit_files(&names, &plan.dir).map_err(|e| CliError::io("cannot save", &plan.path, &e))?;
+        staging.commit_files(names, &plan.dir).map_err(|e| CliError::io("cannot save", &plan.path, &e))?;
         // A file OUT left from an unsharded write would be read in place of the shards.
         if export.shadows_shards() && plan.force && plan.path.symlink_metadata().is_ok_and(|m| m.is_file()) {
             std::fs::remove_file(&plan.path).map_err(|e| CliError::io("cannot remove", &plan.path, &e))?;
@@ -75,7 +78,7 @@ pub(crate) fn write(plan: &OutputPlan, source: &Source, input: Input<'_>, quiet:
             ));
         }
     }
-    Ok(Written { files: paths, entries: exported.entries, metadata: exported.metadata, notes })
+    Ok(Written { files: plan.paths(names), entries: exported.entries, metadata: exported.metadata, notes })
 }
 
 /// The error of a pair of formats that [`OutputPlan::check`] lets through and no sink writes: a bug.

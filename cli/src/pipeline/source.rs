@@ -25,11 +25,12 @@ pub(crate) enum Source {
     Set(ShardSet),
 }
 
-/// What a source holds, read and validated completely.
+/// What a source holds, read: a foreign one validated completely, a container's structure validated (its
+/// payloads are verified by [`Source::verify`], once the output plan has been checked).
 pub(crate) enum Input<'a> {
     /// A model read from a foreign format (one file or a set), its payloads borrowed from the source.
     Model(Model<'a>),
-    /// A tpack container, every checksum verified.
+    /// A tpack container.
     Container(Container<'a>),
 }
 
@@ -87,22 +88,17 @@ impl Source {
         }
     }
 
-    /// Reads and validates the whole source: a container is verified completely (every checksum, as `tpack
-    /// verify` does), a foreign file read by its format's reader, a shard set read, checked and merged.
-    /// `quiet` hides the progress of verifying.
+    /// Reads the source: a foreign file by its format's reader and a shard set by its readers, checked and
+    /// merged, each validated completely; a container's structure (every rule but the payload checksums).
     ///
     /// # Errors
-    /// [`crate::Kind::Invalid`] for a corrupt container, [`crate::Kind::Input`] for an invalid foreign file or
+    /// [`crate::Kind::Invalid`] for an invalid container, [`crate::Kind::Input`] for an invalid foreign file or
     /// set, or one whose format the tool does not read.
-    pub(crate) fn read(&self, quiet: bool) -> Result<Input<'_>> {
+    pub(crate) fn read(&self) -> Result<Input<'_>> {
         match self {
             Source::Set(set) => set.read().map(Input::Model),
             Source::File { path, map, .. } => match self.format()? {
-                Format::Tpack => {
-                    let container = tpack::open(path, map)?;
-                    check_intact(path, &container, quiet)?;
-                    Ok(Input::Container(container))
-                }
+                Format::Tpack => tpack::open(path, map).map(Input::Container),
                 foreign => {
                     let import = importer(foreign).ok_or_else(|| {
                         CliError::input(format!(
@@ -114,6 +110,19 @@ impl Source {
                     import.read(path, map).map(Input::Model)
                 }
             },
+        }
+    }
+
+    /// Verifies what [`Source::read`] left to verify: every payload of a container (padding and checksums,
+    /// nested containers too, as `tpack verify` does). A foreign input was validated completely when read.
+    /// `quiet` hides the progress.
+    ///
+    /// # Errors
+    /// [`crate::Kind::Invalid`] naming the first corrupt entry.
+    pub(crate) fn verify(&self, input: &Input<'_>, quiet: bool) -> Result<()> {
+        match input {
+            Input::Container(container) => check_intact(self.origin(), container, quiet),
+            Input::Model(_) => Ok(()),
         }
     }
 }
