@@ -18,30 +18,29 @@
 //! was rejected because it could not be additive: it had to override `crc-table-16` when both were on.
 //!
 //! With `fast-crc`, [`crc32`] and [`Crc32`] use `crc32fast`; the portable implementation at the selected table
-//! size stays in the crate as a hidden test hook, so tests and the fuzzer can prove the two equal.
+//! size is then compiled for this module's tests only, which hold the two equal (the fuzz target `crc` does
+//! the same against the `crc` crate directly).
 
+#[cfg(any(test, not(feature = "fast-crc")))]
 use crc::{Crc, CRC_32_ISO_HDLC};
 
 use crate::format::HEADER_CRC_OFFSET;
 
 // Fastest first; `crc-table-16` implies `crc-table`, but each line stands on its own.
-#[cfg(feature = "crc-table-16")]
+#[cfg(all(feature = "crc-table-16", any(test, not(feature = "fast-crc"))))]
 type Table = crc::Table<16>;
-#[cfg(all(feature = "crc-table", not(feature = "crc-table-16")))]
+#[cfg(all(feature = "crc-table", not(feature = "crc-table-16"), any(test, not(feature = "fast-crc"))))]
 type Table = crc::Table<1>;
-#[cfg(not(any(feature = "crc-table", feature = "crc-table-16")))]
+#[cfg(all(not(any(feature = "crc-table", feature = "crc-table-16")), any(test, not(feature = "fast-crc"))))]
 type Table = crc::NoTable;
 
+#[cfg(any(test, not(feature = "fast-crc")))]
 const CRC32: Crc<u32, Table> = Crc::<u32, Table>::new(&CRC_32_ISO_HDLC);
 
 /// CRC-32/ISO-HDLC of `bytes` by the portable `crc`-crate implementation at the selected table size, even with
-/// `fast-crc`.
-///
-/// A test hook, not part of the public API: it is hidden from the docs, not covered by semver, and may change
-/// or disappear in any release. Use [`crc32`].
-#[doc(hidden)]
-#[must_use]
-pub fn crc32_portable(bytes: &[u8]) -> u32 {
+/// `fast-crc`: the reference the tests below hold the fast kernel to.
+#[cfg(test)]
+fn crc32_portable(bytes: &[u8]) -> u32 {
     CRC32.checksum(bytes)
 }
 
@@ -121,4 +120,41 @@ pub fn header_crc(region: &[u8]) -> u32 {
     crc.update(region.get(..HEADER_CRC_OFFSET).unwrap_or(region));
     crc.update(region.get(HEADER_CRC_OFFSET.saturating_add(4)..).unwrap_or(&[]));
     crc.finish()
+}
+
+/// The hardware-assisted implementation (feature `fast-crc`, on under `std`) equals the portable table-driven
+/// one at the selected table size, on any input and any split. (Here rather than in `tests/`, so that the
+/// portable function stays out of the public API.)
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{crc32, crc32_portable, Crc32};
+
+    #[test]
+    fn portable_check_value_of_123456789() {
+        assert_eq!(crc32_portable(b"123456789"), 0xCBF4_3926);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 3 } else { 512 }))]
+
+        #[test]
+        fn fast_and_portable_agree(
+            bytes in proptest::collection::vec(any::<u8>(), 0..if cfg!(miri) { 200 } else { 5000 }),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let expected = crc32_portable(&bytes);
+            prop_assert_eq!(crc32(&bytes), expected);
+            let at = cut.index(bytes.len() + 1);
+            let mut split = Crc32::new();
+            split.update(&bytes[..at]);
+            split.update(&bytes[at..]);
+            prop_assert_eq!(split.finish(), expected);
+            // Resumed from the value of the first part, the checksum of the rest completes the whole.
+            let mut resumed = Crc32::resume(crc32(&bytes[..at]));
+            resumed.update(&bytes[at..]);
+            prop_assert_eq!(resumed.finish(), expected);
+        }
+    }
 }

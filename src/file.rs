@@ -205,13 +205,21 @@ impl MappedFile {
         Ok(mapped)
     }
 
-    /// The container. Parsing again is cheap (it touches the same prefix pages as `open`) and fails only if the
-    /// file changed underneath the map since `open`.
+    /// The container, viewed again in O(1) from the layout that [`MappedFile::open`] validated: nothing is
+    /// parsed twice, however often it is called.
+    ///
+    /// A file changed underneath its map since `open` can make the view's answers wrong (never a panic or
+    /// undefined behaviour: every accessor slices with checks), as it can for any `Container` held across the
+    /// change; re-open the file to validate it again.
     ///
     /// # Errors
-    /// The rule the bytes now break.
+    /// When the header now places a section outside the file, the rule the bytes now break (the file is
+    /// parsed again to name it).
     pub fn container(&self) -> Result<Container<'_>, Error> {
-        Container::parse(&self.map)
+        match Container::from_checked(&self.map) {
+            Some(container) => Ok(container),
+            None => Container::parse(&self.map),
+        }
     }
 
     /// The mapped bytes.
@@ -221,22 +229,27 @@ impl MappedFile {
     }
 
     /// Asks the kernel to read `entry`'s payload pages ahead of use (`madvise(MADV_WILLNEED)`); a no-op where
-    /// that does not exist.
+    /// that does not exist. `entry` may belong to this file's container or to a container nested in it: the
+    /// pages are found from where its payload lies in the map, not from its offset, which a nested
+    /// container counts from its own start.
     ///
     /// # Errors
-    /// The I/O error of the advice call.
+    /// [`io::ErrorKind::InvalidInput`] for an entry whose payload is not in this map (an entry of another
+    /// file); the I/O error of the advice call.
     pub fn prefetch(&self, entry: &Entry<'_>) -> io::Result<()> {
+        let map = self.map.as_ptr_range();
+        let payload = entry.payload().as_ptr_range();
+        if payload.start < map.start || payload.end > map.end {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "the entry is not in this mapped file"));
+        }
         #[cfg(unix)]
         {
-            let range = entry.range();
-            let start = usize::try_from(range.start).map_err(io::Error::other)?;
-            let len = usize::try_from(range.end.saturating_sub(range.start)).map_err(io::Error::other)?;
+            let start = payload.start.addr().wrapping_sub(map.start.addr());
+            let len = payload.end.addr().wrapping_sub(payload.start.addr());
             if len > 0 {
                 self.map.advise_range(memmap2::Advice::WillNeed, start, len)?;
             }
         }
-        #[cfg(not(unix))]
-        let _ = entry;
         Ok(())
     }
 }

@@ -120,7 +120,8 @@ pub struct Header {
     pub magic: [u8; 8],
     /// Major version; 1.
     pub version_major: U16,
-    /// Minor version; 0 for files this crate writes.
+    /// Minor version: the writers write the lowest minor that expresses the content (0 for 1.0 dtypes and
+    /// metadata types only, 1 when a 1.1 dtype or type is used).
     pub version_minor: U16,
     /// Length of the header in bytes, a multiple of 8 from 160 to 4096.
     pub header_len: U32,
@@ -266,7 +267,7 @@ macro_rules! codes {
         impl $ty {
             $($(#[$doc])* pub const $name: $ty = $ty($code);)*
 
-            /// Every code this crate knows (format 1.0), in code order.
+            /// Every code this crate knows (those of format 1.1 and earlier), in code order.
             pub const ALL: &'static [$ty] = &[$($ty::$name),*];
 
             /// The value for on-disk code `code`, known or not.

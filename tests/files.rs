@@ -84,6 +84,61 @@ fn a_mapped_file_opens_validates_and_prefetches() {
     assert!(err.to_string().contains("R2"), "{err}");
 }
 
+/// `container()` views the layout `open` validated again (the same container as a fresh parse), and a file
+/// rewritten underneath the map so that its sections no longer fit is parsed again to name the rule.
+#[test]
+fn a_mapped_file_gives_its_container_without_parsing_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested.tpack");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors/valid/nested.tpack");
+    fs::copy(&source, &path).unwrap();
+    let mapped = MappedFile::open(&path).unwrap();
+    let bytes = fs::read(&path).unwrap();
+    let parsed = Container::parse(&bytes).unwrap();
+    let viewed = mapped.container().unwrap();
+    assert_eq!(viewed.len(), parsed.len());
+    for (a, b) in viewed.entries().zip(parsed.entries()) {
+        assert_eq!(
+            (a.name(), a.range(), a.checksum(), a.payload()),
+            (b.name(), b.range(), b.checksum(), b.payload())
+        );
+    }
+    assert_eq!(viewed.metadata().iter().count(), parsed.metadata().iter().count());
+    viewed.verify().unwrap();
+    // Rewrite the header's trailer offset in place (the map sees it): the view no longer fits, and the error
+    // names a rule.
+    let mut changed = bytes.clone();
+    changed[136..144].copy_from_slice(&u64::MAX.to_le_bytes());
+    fs::write(&path, &changed).unwrap();
+    assert!(mapped.container().is_err());
+}
+
+/// Regression: `prefetch` advised the pages at an entry's offset, which a nested container counts from its
+/// own start, so a nested entry's advice fell on the wrong pages. It now locates the payload in the map, and
+/// refuses an entry of another file instead of advising pages of this one.
+#[test]
+fn prefetch_finds_nested_entries_in_the_map_and_refuses_foreign_ones() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors/valid/nested.tpack");
+    let mapped = MappedFile::open(&path).unwrap();
+    let container = mapped.container().unwrap();
+    let mut nested_entries = 0;
+    for entry in container.entries() {
+        mapped.prefetch(&entry).unwrap();
+        if let Some(inner) = entry.nested() {
+            for e in inner.entries() {
+                mapped.prefetch(&e).unwrap();
+                nested_entries += 1;
+            }
+        }
+    }
+    assert!(nested_entries > 0);
+    let other = fs::read(&path).unwrap();
+    let other = Container::parse(&other).unwrap();
+    let foreign = other.entries().find(|e| !e.payload().is_empty()).unwrap();
+    let err = mapped.prefetch(&foreign).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+}
+
 mod through_files {
     use proptest::prelude::*;
     use tpack::write::{Builder, EntryDecl, SeekWriter, VecBookkeeping};

@@ -7,8 +7,8 @@ use embedded_io::Write as _;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::write::{
-    Buffer, Builder, EntryDecl, FixedBookkeeping, SeekWriter, ShortStorage, SliceBookkeeping, StreamWriter,
-    VecBookkeeping, WriteError,
+    Buffer, Builder, EntryDecl, FixedBookkeeping, Mode, SeekWriter, ShortStorage, SliceBookkeeping,
+    StreamWriter, VecBookkeeping, WriteError, Writer,
 };
 use tpack::{Container, Dtype, MetaValue};
 
@@ -83,6 +83,29 @@ fn builder_bytes(items: &[Item]) -> Vec<u8> {
     b.finish().unwrap()
 }
 
+/// Declares `items` (open-ended where `open_ended` says so) and `META`, then writes each payload in
+/// `chunk`-byte pieces: what both modes do before `finish`, which differs between them.
+fn feed<S: embedded_io::Write, M: Mode>(
+    w: &mut Writer<S, VecBookkeeping, M>,
+    items: &[Item],
+    chunk: usize,
+    open_ended: impl Fn(&Item) -> bool,
+) -> Result<(), WriteError<S::Error>> {
+    for i in items {
+        w.declare(decl(i, open_ended(i)))?;
+    }
+    for (k, v) in META {
+        w.metadata(k, *v)?;
+    }
+    for i in items {
+        for piece in i.data.chunks(chunk.max(1)) {
+            w.write(piece)?;
+        }
+        w.end_entry()?;
+    }
+    Ok(())
+}
+
 /// Writes `items` with the seekable writer, payloads cut into `chunk`-byte pieces.
 fn seek_write(
     items: &[Item],
@@ -90,39 +113,19 @@ fn seek_write(
     chunk: usize,
 ) -> Result<(), WriteError<embedded_io::ErrorKind>> {
     let mut w = SeekWriter::new(sink, VecBookkeeping);
-    for i in items {
-        w.declare(decl(i, i.open_ended))?;
-    }
-    for (k, v) in META {
-        w.metadata(k, *v)?;
-    }
-    for i in items {
-        for piece in i.data.chunks(chunk.max(1)) {
-            w.write(piece)?;
-        }
-        w.end_entry()?;
-    }
+    feed(&mut w, items, chunk, |i| i.open_ended)?;
     w.finish().map(drop)
 }
 
+/// Writes `items` with the one-pass writer (which needs every length up front), payloads cut into
+/// `chunk`-byte pieces.
 fn stream_write(
     items: &[Item],
     sink: &mut PipeSink,
     chunk: usize,
 ) -> Result<(), WriteError<embedded_io::ErrorKind>> {
     let mut w = StreamWriter::new(sink, VecBookkeeping);
-    for i in items {
-        w.declare(decl(i, false))?;
-    }
-    for (k, v) in META {
-        w.metadata(k, *v)?;
-    }
-    for i in items {
-        for piece in i.data.chunks(chunk.max(1)) {
-            w.write(piece)?;
-        }
-        w.end_entry()?;
-    }
+    feed(&mut w, items, chunk, |_| false)?;
     w.finish().map(drop)
 }
 

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping, WriteError};
 use tpack::zerocopy::little_endian::{F64, I64, U64};
 use tpack::{Container, MetaValue, StringArray};
-use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping, WriteError};
 use tpack_fuzz::{EntryModel, MetaModel};
 
 #[derive(arbitrary::Arbitrary, Debug)]

@@ -4,8 +4,8 @@
 
 use embedded_io::{ErrorKind, ErrorType, Seek, SeekFrom, Write};
 use libfuzzer_sys::fuzz_target;
-use tpack::{Container, MetaValue};
 use tpack::write::{EntryDecl, FixedBookkeeping, SeekWriter, StreamWriter, WriteError};
+use tpack::{Container, MetaValue};
 use tpack_fuzz::EntryModel;
 
 #[derive(Default)]

@@ -8,7 +8,11 @@ use crate::format::{
 };
 
 /// A parsed GGUF file, borrowing its strings and tensor data from the input.
+///
+/// Made by [`crate::parse`] only (`#[non_exhaustive]`): its fields describe a validated file, and a field
+/// added for a later GGUF version is not a breaking change.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Gguf<'a> {
     /// The format version: 2 or 3.
     pub version: u32,
@@ -168,8 +172,9 @@ impl GgufArray<'_> {
     }
 }
 
-/// One tensor: its info and its bytes.
+/// One tensor: its info and its bytes. Made by [`crate::parse`] only (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GgufTensor<'a> {
     /// The name: unique in the file and nonempty.
     pub name: &'a str,

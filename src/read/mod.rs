@@ -124,6 +124,17 @@ impl<'a> Container<'a> {
         })
     }
 
+    /// The view of `bytes` that [`Container::parse`] accepted, without checking again: slices only, O(1).
+    /// `None` when the header's sections no longer fit `bytes` (they changed since they were parsed).
+    #[cfg(feature = "std")]
+    pub(crate) fn from_checked(bytes: &'a [u8]) -> Option<Self> {
+        let container = Self::from_checked_prefix(bytes)?;
+        let trailer = header::Bounds::from(container.header.sections.last()?);
+        let trailer = crate::layout::slice(bytes, trailer.offset, trailer.end.checked_sub(trailer.offset)?)?;
+        let (checksums, _) = <[U32]>::ref_from_prefix_with_elems(trailer, container.table.len()).ok()?;
+        Some(Container { checksums, ..container })
+    }
+
     /// The prefix of a stream (spec §11.2), `bytes` from the container's first byte to at least the end of its
     /// metadata, for a `header` that R1–R12 accepted: the structural rules it can be checked for — R13, then
     /// the groups *extension* to *payloads* (the first error), and the group *metadata* (its error kept apart,

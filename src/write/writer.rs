@@ -178,7 +178,8 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     ///
     /// # Errors
     /// [`WriteError::Format`] for an empty or over-long key (R42), a value too long for the pool (R40) or a
-    /// [`MetaValue::Unknown`] (R46: this writer writes format 1.0); [`WriteError::BufferFull`];
+    /// [`MetaValue::Unknown`] (R46: the writers write format 1.1 at most, which does not define its type);
+    /// [`WriteError::BufferFull`];
     /// [`WriteError::AlreadyStarted`]. Duplicate keys are reported when payloads begin (or at `finish`).
     pub fn metadata(&mut self, key: &str, value: MetaValue<'_>) -> Result<(), WriteError<S::Error>> {
         self.guard(|w| {
