@@ -7,7 +7,7 @@ use ::tpack::Container;
 
 use crate::error::{CliError, Result};
 use crate::formats::{importer, not_a_model_file, tpack, Format, Model};
-use crate::shards::ShardSet;
+use crate::shards::{Found, ShardSet};
 
 /// What IN names, opened: every file of it mapped for as long as the source lives.
 #[derive(Debug)]
@@ -36,17 +36,19 @@ pub(crate) enum Input<'a> {
 
 impl Source {
     /// Opens what `input` names: a shard set (a Hugging Face index or its directory, or the first split of a
-    /// split GGUF), else the one file `input`. Nothing is read beyond what tells the format.
+    /// split GGUF; its index or split keys are read to find its files), else the one file `input`, of which
+    /// nothing is read beyond what tells its format.
     ///
     /// # Errors
-    /// What [`ShardSet::find`] refuses; [`crate::Kind::Io`] when `input` cannot be mapped.
+    /// What [`ShardSet::find`] refuses, [`crate::Kind::Io`] when `input` cannot be mapped.
     pub(crate) fn open(input: &Path) -> Result<Source> {
-        if let Some(set) = ShardSet::find(input)? {
-            return Ok(Source::Set(set));
-        }
-        let map = crate::fsutil::map(input)?;
-        let format = Format::sniff(&map);
-        Ok(Source::File { path: input.to_path_buf(), map, format })
+        Ok(match ShardSet::find(input)? {
+            Found::Set(set) => Source::Set(set),
+            Found::File(map) => {
+                let format = Format::sniff(&map);
+                Source::File { path: input.to_path_buf(), map, format }
+            }
+        })
     }
 
     /// The path that names the source in messages and the report: the file, the index or the first split.

@@ -100,17 +100,21 @@ struct Layout {
 /// that each is there, is a GGUF file, and agrees with the first: its `split.no` is its place, its
 /// `split.count` and `split.tensors.count` are the first's, and so are its version, byte order and alignment
 /// (a split without `general.alignment` takes the first's, as gguf-py and gguf-split write them). A GGUF file
-/// that is no split, or that does not parse (the one-file path says why), is `None`.
+/// that is no split, or that does not parse (the one-file path says why), gives its map back.
 ///
 /// # Errors
 /// [`Kind::Input`]: `input` is a later split, is named so that its splits cannot be found, or a split
 /// disagrees; [`Kind::Io`]: a split is missing or cannot be read.
-pub(crate) fn open(input: &Path, map: memmap2::Mmap) -> Result<Option<Vec<Shard>>> {
-    let Ok(first) = tpack_gguf::parse(&map) else {
-        return Ok(None);
+pub(crate) fn open(
+    input: &Path,
+    map: memmap2::Mmap,
+) -> Result<std::result::Result<Vec<Shard>, memmap2::Mmap>> {
+    let split = match tpack_gguf::parse(&map) {
+        Ok(first) => split_of(input, &first)?.map(|split| (split, first)),
+        Err(_) => None,
     };
-    let Some(split) = split_of(input, &first)? else {
-        return Ok(None);
+    let Some((split, first)) = split else {
+        return Ok(Err(map));
     };
     let name = input.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let own = suffix(split.no, split.count);
@@ -216,7 +220,7 @@ pub(crate) fn open(input: &Path, map: memmap2::Mmap) -> Result<Option<Vec<Shard>
         drop(file);
         shards.push(Shard { path, map });
     }
-    Ok(Some(shards))
+    Ok(Ok(shards))
 }
 
 /// Prepares the model read from one split for merging: drops the `split.*` keys and the record of a split

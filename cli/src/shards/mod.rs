@@ -53,35 +53,39 @@ pub(crate) struct ShardSet {
     shards: Vec<Shard>,
 }
 
+/// What a path names: a shard set, or one file, mapped (once: the split check reads the same map).
+#[derive(Debug)]
+pub(crate) enum Found {
+    /// A shard set, every shard present and mapped.
+    Set(ShardSet),
+    /// One file, which the one-file path reads (and refuses, if it must).
+    File(memmap2::Mmap),
+}
+
 impl ShardSet {
-    /// The shard set `input` names, if it names one: a Hugging Face index (a `.json` file, or a directory that
-    /// holds one `*.safetensors.index.json`), or the first split of a split GGUF. Every shard is then present
-    /// and mapped. `None` for everything else, which the one-file path reads (and refuses, if it must).
+    /// What `input` names: a shard set, if it names one (a Hugging Face index: a `.json` file, or a directory
+    /// that holds one `*.safetensors.index.json`; or the first split of a split GGUF), with every shard
+    /// present and mapped; else the one file `input`, mapped.
     ///
     /// # Errors
     /// A missing or unreadable shard, an invalid index, a later split given instead of the first, splits that
-    /// disagree: each named.
-    pub(crate) fn find(input: &Path) -> Result<Option<ShardSet>> {
+    /// disagree: each named; [`crate::Kind::Io`] when `input` cannot be mapped.
+    pub(crate) fn find(input: &Path) -> Result<Found> {
         if let Some(index_path) = hf_index::locate(input)? {
             let (index, shards) = hf_index::open(&index_path)?;
-            return Ok(Some(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
+            return Ok(Found::Set(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
         }
-        // Only a file that is GGUF by its first bytes can be a split; anything else goes the one-file way.
-        let Ok(file) = std::fs::File::open(input) else {
-            return Ok(None);
-        };
-        let mut magic = [0u8; 4];
-        if std::io::Read::read_exact(&mut &file, &mut magic).is_err() || !crate::formats::gguf::sniff(&magic)
-        {
-            return Ok(None);
-        }
-        drop(file);
         let map = crate::fsutil::map(input)?;
-        Ok(gguf_split::open(input, map)?.map(|shards| ShardSet {
-            origin: input.to_path_buf(),
-            kind: SetKind::GgufSplit,
-            shards,
-        }))
+        // Only a file that is GGUF by its first bytes can be a split.
+        if !crate::formats::gguf::sniff(&map) {
+            return Ok(Found::File(map));
+        }
+        Ok(match gguf_split::open(input, map)? {
+            Ok(shards) => {
+                Found::Set(ShardSet { origin: input.to_path_buf(), kind: SetKind::GgufSplit, shards })
+            }
+            Err(map) => Found::File(map),
+        })
     }
 
     /// The format of the shards.
