@@ -522,3 +522,18 @@ fn an_existing_split_is_refused_before_the_input_is_verified() {
         &["is corrupt", "not converted"],
     );
 }
+
+/// With `--max-shard-size`, a model that fits in one shard is written as OUT itself: an existing OUT is then
+/// refused without `--force` and replaced with it, as without the flag (it used to be replaced silently).
+#[test]
+fn a_split_output_that_fits_in_one_file_does_not_replace_out_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    assert_ok(&run!("convert", fixture("model.gguf"), mid));
+    let out = dir.path().join("out.gguf");
+    std::fs::write(&out, b"mine").unwrap();
+    assert_fails(&run!("convert", &mid, &out, "--max-shard-size", "10GB"), 4, &["out.gguf", "--force"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"mine");
+    assert_ok(&run!("convert", &mid, &out, "--max-shard-size", "10GB", "--force"));
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(fixture("model.gguf")).unwrap());
+}

@@ -119,15 +119,13 @@ impl OutputPlan {
     }
 
     /// Checks the files `names` that a writer plans in OUT's directory as OUT was checked: none is one of the
-    /// source's files or a directory, and none exists unless `force` is on. OUT alone was checked by
-    /// [`OutputPlan::check`].
+    /// source's files or a directory, and none exists unless `force` is on. OUT itself is checked again:
+    /// with `--max-shard-size`, [`OutputPlan::check`] left it to this check, and a model that fits in one
+    /// shard is written as OUT.
     ///
     /// # Errors
     /// [`Kind::Io`] naming the first file refused.
     fn check_files(&self, names: &[String], source: &Source) -> Result<()> {
-        if self.is_one_file(names) {
-            return Ok(());
-        }
         for path in &self.paths(names) {
             for file in source.files() {
                 refuse_same_file(file, path)?;
