@@ -107,8 +107,13 @@ pub(crate) fn write(
     let text = index_json(total, &weight_map);
     let mut file = tpack::AtomicFile::create(&index_path)
         .map_err(|e| CliError::io("cannot create a file next to", &index_path, &e))?;
-    embedded_io::Write::write_all(&mut file.sink(), text.as_bytes())
-        .map_err(|e| CliError::io("cannot write", &index_path, &e))?;
+    {
+        // Flushed here, not on drop, so that a failed write is an error and not lost.
+        let mut sink = file.sink();
+        embedded_io::Write::write_all(&mut sink, text.as_bytes())
+            .and_then(|()| embedded_io::Write::flush(&mut sink))
+            .map_err(|e| CliError::io("cannot write", &index_path, &e))?;
+    }
     file.commit().map_err(|e| CliError::io("cannot save", &index_path, &e))?;
     let mut notes = vec![format!(
         "{} safetensors shards and their index {index}, as transformers' save_pretrained writes them; the largest \
