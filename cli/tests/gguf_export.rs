@@ -79,8 +79,8 @@ fn big_endian_gguf_comes_back_big_endian() {
     assert!(!out.exists());
 }
 
-/// The tpack metadata as `inspect --json` shows it: f32 as its 8 hex digits, arrays of arrays as
-/// `{"type", "value"}` items, `bool[]` as booleans (spec §13's spelling).
+/// The tpack metadata as `inspect --json` shows it: f32 as a number, arrays of arrays as `{"type", "value"}`
+/// items, `bool[]` as booleans; the GGUF file inspected directly shows the same records.
 #[test]
 fn inspect_shows_the_exact_types_in_spec_spelling() {
     let dir = tempfile::tempdir().unwrap();
@@ -91,16 +91,26 @@ fn inspect_shows_the_exact_types_in_spec_spelling() {
         |key: &str| doc["metadata"].as_array().unwrap().iter().find(|m| m["key"] == key).cloned().unwrap();
     assert_eq!(
         meta("test.float32"),
-        serde_json::json!({"key": "test.float32", "type": "f32", "value": "be99999a"})
+        serde_json::json!({"key": "test.float32", "type": "f32", "value": -0.3})
     );
     assert_eq!(meta("test.array.bool")["value"], serde_json::json!([false, true, true, false]));
     assert_eq!(meta("test.array.int8")["type"], "i8[]");
     assert_eq!(
         meta("test.nested.mixed")["value"],
         serde_json::json!([
-            {"type": "bool[]", "value": [true, false]}, {"type": "f32[]", "value": ["3f000000"]},
+            {"type": "bool[]", "value": [true, false]}, {"type": "f32[]", "value": [0.5]},
             {"type": "string[]", "value": ["s"]}, {"type": "i32[]", "value": [7]}])
     );
+    // Read lazily from the GGUF file, the records are those `convert` stored (tpack sorts them by key).
+    let direct: Value =
+        serde_json::from_str(&assert_ok(&run!("inspect", fixture("alltypes.gguf"), "--json", "--full")))
+            .unwrap();
+    let sorted = |d: &Value| {
+        let mut records = d["metadata"].as_array().unwrap().clone();
+        records.sort_by(|a, b| a["key"].as_str().cmp(&b["key"].as_str()));
+        records
+    };
+    assert_eq!(sorted(&direct), sorted(&doc));
     let q4k = doc["entries"].as_array().unwrap().iter().find(|e| e["name"] == "t.q4_k").unwrap();
     assert_eq!(q4k["block"], serde_json::json!({"elements": 256, "bytes": 144}));
     let text = assert_ok(&run!("inspect", mid, "--entry", "t.iq2_xxs"));

@@ -85,8 +85,11 @@ pub enum Event<'a> {
 }
 
 /// Why a [`Decoder`] stopped.
+///
+/// Exhaustive on purpose: a rule, the buffer and use after the end are the three ways the decoding protocol
+/// stops, and a fourth would change the protocol, so every binding that maps them to its own codes (the C
+/// API) matches them exhaustively and fails to compile until it maps a new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum DecodeError {
     /// The container breaks a rule: the error `Container::parse` and `verify` give.
     Invalid(Error),

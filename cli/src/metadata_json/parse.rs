@@ -76,7 +76,7 @@ pub(crate) fn f64_of(v: &Json) -> std::result::Result<f64, String> {
             .map(f64::from_bits)
             .ok_or_else(|| format!("{s:?} is not the 16 hex digits of an f64 bit pattern"))
     };
-    let key = crate::describe::F64_BITS_KEY;
+    let key = crate::metadata_json::render::F64_BITS_KEY;
     match v {
         Json::Number(n) => n.as_f64().ok_or_else(|| format!("{n} is not a number")),
         Json::String(s) => bits(s),

@@ -351,7 +351,7 @@ impl<'c> Metadata<'c> {
                 "{}: metadata {VERSION:?} is {} {}, where tpack records the GGUF version as a u32, 2 or 3",
                 input.display(),
                 other.value_type(),
-                crate::describe::meta_value_text(&other)
+                crate::describe::meta_value_text(other)
             ))),
         }
     }
@@ -381,7 +381,7 @@ impl<'c> Metadata<'c> {
                 Ok(u64::from(a32))
             }
             Some(other) => {
-                Err(bad(format!("{} {}", other.value_type(), crate::describe::meta_value_text(&other))))
+                Err(bad(format!("{} {}", other.value_type(), crate::describe::meta_value_text(other))))
             }
             None => {
                 let most = container.entries().map(|e| e.alignment()).max().unwrap_or(0);

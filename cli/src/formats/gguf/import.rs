@@ -40,24 +40,38 @@ fn metadata_value(v: &GgufValue<'_>) -> std::result::Result<OwnedMetaValue, Unwr
     })
 }
 
-/// A GGUF array as the tpack array of the same item type; see [`metadata_value`].
+/// The elements of variant `$variant` among `$items` (all of them: the parser checked that every element
+/// of an array has its element type).
+macro_rules! elements {
+    ($items:expr, $variant:ident) => {
+        $items.filter_map(|v| match v {
+            GgufValue::$variant(x) => Some(x),
+            _ => None,
+        })
+    };
+}
+
+/// A GGUF array as the tpack array of its element type; see [`metadata_value`].
 fn array_value(a: &GgufArray<'_>) -> std::result::Result<OwnedMetaValue, UnwritableValue> {
-    Ok(match a {
-        GgufArray::U8(x) => OwnedMetaValue::u8_array(x.as_slice()),
-        GgufArray::I8(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::U16(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::I16(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::U32(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::I32(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::F32(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::U64(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::I64(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::F64(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::Bool(x) => OwnedMetaValue::from(x.as_slice()),
-        GgufArray::String(x) => OwnedMetaValue::string_array(x.iter())?,
+    let items = a.iter();
+    Ok(match a.element_type_name() {
+        "uint8" => OwnedMetaValue::u8_array(elements!(items, U8).collect::<Vec<_>>()),
+        "int8" => OwnedMetaValue::from(elements!(items, I8).collect::<Vec<_>>()),
+        "uint16" => OwnedMetaValue::from(elements!(items, U16).collect::<Vec<_>>()),
+        "int16" => OwnedMetaValue::from(elements!(items, I16).collect::<Vec<_>>()),
+        "uint32" => OwnedMetaValue::from(elements!(items, U32).collect::<Vec<_>>()),
+        "int32" => OwnedMetaValue::from(elements!(items, I32).collect::<Vec<_>>()),
+        "float32" => OwnedMetaValue::from(elements!(items, F32).collect::<Vec<_>>()),
+        "uint64" => OwnedMetaValue::from(elements!(items, U64).collect::<Vec<_>>()),
+        "int64" => OwnedMetaValue::from(elements!(items, I64).collect::<Vec<_>>()),
+        "float64" => OwnedMetaValue::from(elements!(items, F64).collect::<Vec<_>>()),
+        "bool" => OwnedMetaValue::from(elements!(items, Bool).collect::<Vec<_>>()),
+        "string" => OwnedMetaValue::string_array(elements!(items, String))?,
         // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
-        GgufArray::Array(items) => OwnedMetaValue::array_array(
-            items.iter().map(array_value).collect::<std::result::Result<Vec<_>, _>>()?,
+        _ => OwnedMetaValue::array_array(
+            elements!(items, Array)
+                .map(|inner| array_value(&inner))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
         )?,
     })
 }
@@ -73,27 +87,9 @@ impl Import for Gguf {
     /// and its quantized ones refused. Metadata with its exact types, plus [`KEY_ORDER`] and [`VERSION`] (and
     /// [`BIG_ENDIAN`] for a big-endian file).
     fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
-        let file = tpack_gguf::parse(bytes).map_err(|e| match e {
-            // A valid GGUF file (the format sets no depth), but beyond what a tpack value holds.
-            tpack_gguf::GgufError::ArrayTooDeep { key } => CliError::input(format!(
-                "{}: metadata {key:?} nests arrays more than {MAX_ARRAY_DEPTH} levels deep, and a tpack value holds \
-                 at most {} levels of array[] around arrays of values ({MAX_ARRAY_DEPTH} in all; spec §7.1), so it \
-                 cannot be converted; flatten that value in the GGUF file (ggml itself reads no nested arrays)",
-                input.display(),
-                ::tpack::format::MAX_ARRAY_DEPTH
-            )),
-            other => CliError::input(format!("{} is not a valid GGUF file: {other}", input.display())),
-        })?;
+        let file = parse(input, bytes)?;
         let mut metadata = Vec::with_capacity(file.metadata.len().saturating_add(2));
         for (key, value) in &file.metadata {
-            if key.starts_with(RESERVED_PREFIX) {
-                return Err(CliError::input(format!(
-                    "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                     the GGUF file's own structure ({RESERVED_KEYS}), so it could not be told apart; \
-                     rename the key in the GGUF file and convert that",
-                    input.display()
-                )));
-            }
             let value = metadata_value(value).map_err(|e| {
                 CliError::input(format!(
                     "{}: metadata {key:?} cannot be stored in tpack: {e}",
@@ -116,10 +112,59 @@ impl Import for Gguf {
         if unpadded {
             metadata.push((UNPADDED.to_owned(), OwnedMetaValue::from(true)));
         }
-        // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
-        // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
-        // (both are powers of two, so every payload stays aligned as the file asks).
-        let alignment = u32::try_from(file.alignment).ok().filter(|&a| a <= MAX_ALIGNMENT).ok_or_else(|| {
+        let entries = entries(input, &file)?;
+        let notes = match unreproducible(&file, bytes, unpadded) {
+            Some(why) => vec![format!(
+                "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
+                 back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
+                input.display()
+            )],
+            None => Vec::new(),
+        };
+        Ok(Model { compat_flags: 0, entries, metadata, notes })
+    }
+}
+
+/// Parses `bytes` (the content of `input`) as a GGUF file whose metadata keys tpack can store: none under
+/// [`RESERVED_PREFIX`]. Metadata values stay views of `bytes`.
+///
+/// # Errors
+/// [`crate::Kind::Input`]: not a valid GGUF file, or a key tpack reserves.
+pub(crate) fn parse<'a>(input: &Path, bytes: &'a [u8]) -> Result<tpack_gguf::Gguf<'a>> {
+    let file = tpack_gguf::parse(bytes).map_err(|e| match e {
+        // A valid GGUF file (the format sets no depth), but beyond what a tpack value holds.
+        tpack_gguf::GgufError::ArrayTooDeep { key } => CliError::input(format!(
+            "{}: metadata {key:?} nests arrays more than {MAX_ARRAY_DEPTH} levels deep, and a tpack value holds at \
+             most {} levels of array[] around arrays of values ({MAX_ARRAY_DEPTH} in all; spec §7.1), so it cannot \
+             be converted; flatten that value in the GGUF file (ggml itself reads no nested arrays)",
+            input.display(),
+            ::tpack::format::MAX_ARRAY_DEPTH
+        )),
+        other => CliError::input(format!("{} is not a valid GGUF file: {other}", input.display())),
+    })?;
+    if let Some((key, _)) = file.metadata.iter().find(|(key, _)| key.starts_with(RESERVED_PREFIX)) {
+        return Err(CliError::input(format!(
+            "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
+             the GGUF file's own structure ({RESERVED_KEYS}), so it could not be told apart; \
+             rename the key in the GGUF file and convert that",
+            input.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// The entries `convert` writes for the tensors of `file` (read from `input`): in file order with shapes
+/// reversed (GGUF lists dimensions innermost first, tpack outermost first), at the larger of the file's
+/// alignment and tpack's default, a big-endian file's element tensors byte-swapped on the way through.
+///
+/// # Errors
+/// [`crate::Kind::Input`]: an alignment larger than tpack's maximum, or a quantized tensor in a big-endian
+/// file.
+pub(crate) fn entries<'a>(input: &Path, file: &tpack_gguf::Gguf<'a>) -> Result<Vec<OutEntry<'a>>> {
+    // A larger alignment cannot be kept, and silently using a smaller one would contradict the file's own
+    // `general.alignment`, which is kept as metadata: refused. A smaller one is raised to tpack's default
+    // (both are powers of two, so every payload stays aligned as the file asks).
+    let alignment = u32::try_from(file.alignment).ok().filter(|&a| a <= MAX_ALIGNMENT).ok_or_else(|| {
             CliError::input(format!(
                 "{}: general.alignment is {}, more than the largest payload alignment tpack can store \
                  ({MAX_ALIGNMENT}), so its layout cannot be kept; rewrite the GGUF file with an alignment of at \
@@ -128,15 +173,15 @@ impl Import for Gguf {
                 file.alignment
             ))
         })?;
-        let alignment = alignment.max(DEFAULT_ALIGNMENT);
-        let mut entries = Vec::with_capacity(file.tensors.len());
-        for t in &file.tensors {
-            let dtype = from_ggml(t.ggml_type);
-            let payload = if file.big_endian {
-                // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
-                // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
-                // little-endian), so its bytes cannot be trusted either way.
-                match dtype.packing() {
+    let alignment = alignment.max(DEFAULT_ALIGNMENT);
+    let mut entries = Vec::with_capacity(file.tensors.len());
+    for t in &file.tensors {
+        let dtype = from_ggml(t.ggml_type);
+        let payload = if file.big_endian {
+            // tpack is little-endian: each element is byte-swapped on the way through. A block type has no
+            // defined big-endian layout (gguf-py's writer swaps element types only and leaves block scales
+            // little-endian), so its bytes cannot be trusted either way.
+            match dtype.packing() {
                     Some(Packing::Element(width)) => Payload::Swapped { bytes: t.data, width: width as usize },
                     _ => {
                         return Err(CliError::input(format!(
@@ -149,29 +194,20 @@ impl Import for Gguf {
                         )))
                     }
                 }
-            } else {
-                Payload::Bytes(t.data)
-            };
-            entries.push(OutEntry {
-                name: Cow::Borrowed(t.name),
-                dtype,
-                shape: t.dims.iter().rev().copied().collect(),
-                alignment,
-                target: None,
-                length: t.data.len() as u64,
-                payload,
-            });
-        }
-        let notes = match unreproducible(&file, bytes, unpadded) {
-            Some(why) => vec![format!(
-                "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
-                 back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
-                input.display()
-            )],
-            None => Vec::new(),
+        } else {
+            Payload::Bytes(t.data)
         };
-        Ok(Model { compat_flags: 0, entries, metadata, notes })
+        entries.push(OutEntry {
+            name: Cow::Borrowed(t.name),
+            dtype,
+            shape: t.dims.iter().rev().copied().collect(),
+            alignment,
+            target: None,
+            length: t.data.len() as u64,
+            payload,
+        });
     }
+    Ok(entries)
 }
 
 /// Why the GGUF written back from this file's conversion would differ from `bytes` (the file), if it would:

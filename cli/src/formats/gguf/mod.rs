@@ -14,6 +14,8 @@ mod encode;
 mod export;
 mod import;
 
+pub(crate) use import::{entries, parse};
+
 /// The GGUF format.
 #[derive(Debug)]
 pub(crate) struct Gguf;

@@ -16,6 +16,7 @@ use super::tpack::{OutEntry, Payload};
 use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
+use crate::metadata_json::render::Style;
 
 mod plan;
 mod sharded;
@@ -214,7 +215,7 @@ fn truncation(bytes: &[u8]) -> Option<String> {
 fn metadata_string(value: &MetaValue<'_>) -> String {
     match value {
         MetaValue::String(s) => (*s).to_owned(),
-        other => crate::describe::meta_value_json(other).to_string(),
+        other => crate::metadata_json::render::value(*other, Style::EXACT).value.to_string(),
     }
 }
 
