@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use tpack_gguf::{Gguf, GgufValue};
 
-use super::Shard;
+use super::shard::Shard;
 use crate::error::{CliError, Kind, Result};
 use crate::formats::gguf::{KEY_ORDER, UNPADDED};
 use crate::formats::Model;

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
-use super::Shard;
+use super::shard::Shard;
 use crate::error::{CliError, Kind, Result};
 use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{Format, Model};

@@ -17,6 +17,9 @@
 mod gguf_split;
 mod hf_index;
 mod merge;
+mod shard;
+
+use shard::Shard;
 
 use std::path::{Path, PathBuf};
 
@@ -24,15 +27,6 @@ use ::tpack::OwnedMetaValue;
 
 use crate::error::{CliError, Result};
 use crate::formats::{gguf::Gguf, safetensors::Safetensors, Format, Import, Model};
-
-/// One file of a shard set, mapped for as long as the set lives.
-#[derive(Debug)]
-pub(crate) struct Shard {
-    /// Its path, as messages name it.
-    pub(crate) path: PathBuf,
-    /// Its content.
-    pub(crate) map: memmap2::Mmap,
-}
 
 /// What ties the shards of a set together.
 #[derive(Debug)]
