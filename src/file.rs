@@ -151,8 +151,11 @@ fn replaced_mode(destination: &Path) -> Option<u32> {
 }
 
 /// Why [`MappedFile::open`] failed.
+///
+/// Exhaustive on purpose: opening is I/O and then parsing, and a binding that maps the two to its own errors
+/// (the Python package: `OSError`, `FormatError`) matches them exhaustively, so a third would fail to compile
+/// there until it is mapped.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum OpenError {
     /// Opening or mapping the file failed.
     Io(io::Error),

@@ -92,3 +92,35 @@ fn wrapping_errors_give_the_rule_as_source() {
     assert_eq!(place.source().map(ToString::to_string), Some("flash".to_owned()));
     assert!(PlaceError::<std::io::Error>::OutOfOrder.source().is_none());
 }
+
+#[test]
+fn every_writer_error_has_the_class_bindings_map() {
+    use tpack::write::{Buffer, WriteErrorClass};
+    let io = std::io::Error::other("disk");
+    let rule_error = Error::NameUtf8 { entry: 2 };
+    assert!(matches!(WriteError::Io(io).class(), WriteErrorClass::Io(e) if e.to_string() == "disk"));
+    assert_eq!(WriteError::<()>::Format(rule_error).class(), WriteErrorClass::Format(rule_error));
+    assert_eq!(
+        WriteError::<()>::BufferFull(Buffer::Names).class(),
+        WriteErrorClass::BufferFull(Buffer::Names)
+    );
+    assert_eq!(WriteError::<()>::TooLarge.class(), WriteErrorClass::TooLarge);
+    assert_eq!(WriteError::<()>::Poisoned.class(), WriteErrorClass::Poisoned);
+    let misuse = |entry, value| -> WriteErrorClass<'static, ()> { WriteErrorClass::Misuse { entry, value } };
+    for (error, want) in [
+        (WriteError::SinkPosition { position: 9, written: 8 }, misuse(None, None)),
+        (WriteError::TooManyEntries, misuse(None, None)),
+        (WriteError::AlreadyStarted, misuse(None, None)),
+        (WriteError::PayloadTooLong { entry: 1, expected: 16 }, misuse(Some(1), Some(16))),
+        (WriteError::PayloadTooShort { entry: 2, expected: 16, written: 3 }, misuse(Some(2), Some(16))),
+        (WriteError::UnknownLength { entry: 3 }, misuse(Some(3), None)),
+        (WriteError::UnsizedNotBytes { entry: 4 }, misuse(Some(4), None)),
+        (WriteError::EntriesMissing { written: 5, declared: 7 }, misuse(Some(5), Some(7))),
+    ] {
+        assert_eq!(error.class(), want, "{error}");
+    }
+    let numbers: Vec<u8> = [Buffer::Entries, Buffer::Names, Buffer::MetadataRecords, Buffer::MetadataBytes]
+        .map(Buffer::number)
+        .to_vec();
+    assert_eq!(numbers, [0, 1, 2, 3]);
+}

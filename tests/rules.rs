@@ -111,3 +111,22 @@ fn nested_failures_name_the_inner_rule() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Every single-bit flip of `version_major` (bytes 8–9) or `incompat_flags` (bytes 16–23) of a valid file, with
+/// `header_crc` left as it was: the header diagnosis of spec §12 reports a damaged header (R13), never "needs a
+/// newer reader" (R3, R5). With the checksum recomputed the same header is intact, and R3 or R5 stands.
+#[test]
+fn header_diagnosis_a_flipped_version_or_flag_bit_is_a_damaged_header() {
+    let valid = &cases::valid_cases()[0].bytes;
+    let bits = (8 * 8..10 * 8).chain(16 * 8..24 * 8);
+    for bit in bits {
+        let mut damaged = valid.clone();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        let err = validate(&damaged).unwrap_err();
+        assert_eq!(err.rule(), Rule::HeaderChecksum, "bit {bit}: {err}");
+        let mut newer = damaged.clone();
+        support::raw::fix_header(&mut newer);
+        let expected = if bit < 10 * 8 { Rule::UnsupportedVersion } else { Rule::UnknownIncompatFlags };
+        assert_eq!(validate(&newer).unwrap_err().rule(), expected, "bit {bit}, checksum recomputed");
+    }
+}

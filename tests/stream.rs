@@ -108,6 +108,24 @@ fn every_vector_at_every_chunk_size() {
 }
 
 #[test]
+fn header_diagnosis_agrees_with_the_reader_for_every_flipped_version_or_flag_bit() {
+    // Spec §12's header diagnosis: R3/R5 of an otherwise sound header wait for the prefix, whose checksum makes
+    // them R13; whole, in small chunks, and cut before and after the prefix.
+    let valid = &cases::valid_cases()[0].bytes;
+    let step = if cfg!(miri) { 29 } else { 1 };
+    for bit in (8 * 8..10 * 8).chain(16 * 8..24 * 8).step_by(step) {
+        let mut damaged = valid.clone();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        let name = format!("bit {bit} flipped");
+        for len in [170, 400, damaged.len() - 1, damaged.len()] {
+            let cuts: Vec<usize> = (7..len).step_by(7).collect();
+            check(&name, &damaged[..len], &cuts);
+            check(&name, &damaged[..len], &[]);
+        }
+    }
+}
+
+#[test]
 fn every_vector_truncated_and_extended() {
     for case in sample(cases::all(), 32) {
         let b = &case.bytes;

@@ -377,7 +377,8 @@ enum tpack_result
   TPACK_RESULT_WRITER_FULL = 13,
   // The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
   // length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-  // before every entry was written (`entry` entries written of `value` declared).
+  // before every entry was written (`entry` entries written of `value` declared); or the declarations
+  // would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
   TPACK_RESULT_WRITER_MISUSE = 14,
   // An earlier error stopped this writer; its output is not a valid container.
   TPACK_RESULT_WRITER_POISONED = 15,
@@ -469,7 +470,9 @@ typedef struct tpack_error {
 //
 // Valid as long as the container's input bytes are (see the rules at the top of the header).
 typedef struct tpack_str {
-  // The first byte; never NULL once written (an empty string points into the container).
+  // The first byte. Never NULL in a string this library writes, an empty one included (it points into
+  // the container or the decoder's buffer); a string passed in with a NULL `data`, even an empty one, is
+  // `TPACK_RESULT_NULL_ARGUMENT`.
   const char *data;
   // The number of bytes.
   size_t len;
@@ -477,7 +480,9 @@ typedef struct tpack_str {
 
 // Bytes borrowed from a container or a chunk: `len` bytes at `data`.
 typedef struct tpack_bytes {
-  // The first byte; never NULL once written.
+  // The first byte. Never NULL in bytes this library writes, with one exception: the payload of an
+  // entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
+  // `data` and its coming length in `len`; an event without bytes has a NULL `data` and `len` 0.
   const uint8_t *data;
   // The number of bytes.
   size_t len;
@@ -719,7 +724,8 @@ tpack_result tpack_container_nested(const struct tpack_container *container,
 // of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
 // container while it is received.
 //
-// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile.
+// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
+// zeroes the buffer first (so it may be uninitialized memory), once.
 //
 // # Errors
 // `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
@@ -736,7 +742,8 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 // and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
 // the chunk (`chunk + *out_used`); `TPACK_EVENT_NONE` means the whole chunk was consumed.
 //
-// Only rules that nothing later could change are reported here (R2–R7, R9); any other broken rule is held
+// Only rules that nothing later could change are reported here (R2–R7, R9, and R13 for a damaged header
+// that would otherwise read as R3 or R5: spec §12's header diagnosis); any other broken rule is held
 // for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 //
 // # Errors

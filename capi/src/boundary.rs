@@ -1,7 +1,10 @@
 //! The boundary with C: the panic guard, NULL and alignment checks, out-parameters, and handles kept in
-//! caller storage. Every `unsafe` of the crate that touches a caller's pointer goes through here.
+//! caller storage. Every read or write through a caller's pointer is one of this module's functions; the
+//! other `unsafe` blocks of the crate call these (passing the caller's contract on) or call the caller's own
+//! callbacks (`writer.rs`, `decoder.rs`).
 
 use core::ffi::c_char;
+use core::mem::size_of;
 use core::ptr::NonNull;
 
 use crate::error::{tpack_error, tpack_result, Failure};
@@ -12,7 +15,9 @@ use crate::error::{tpack_error, tpack_result, Failure};
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_str {
-    /// The first byte; never NULL once written (an empty string points into the container).
+    /// The first byte. Never NULL in a string this library writes, an empty one included (it points into
+    /// the container or the decoder's buffer); a string passed in with a NULL `data`, even an empty one, is
+    /// `TPACK_RESULT_NULL_ARGUMENT`.
     pub data: *const c_char,
     /// The number of bytes.
     pub len: usize,
@@ -28,7 +33,9 @@ impl tpack_str {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_bytes {
-    /// The first byte; never NULL once written.
+    /// The first byte. Never NULL in bytes this library writes, with one exception: the payload of an
+    /// entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
+    /// `data` and its coming length in `len`; an event without bytes has a NULL `data` and `len` 0.
     pub data: *const u8,
     /// The number of bytes.
     pub len: usize,
@@ -108,15 +115,60 @@ pub(crate) unsafe fn put<T>(p: NonNull<T>, value: T) {
 /// # Safety
 /// A non-NULL `data` must point to `len` readable bytes that stay valid and unchanged for `'a`.
 pub(crate) unsafe fn slice_of<'a>(data: *const u8, len: usize) -> Result<&'a [u8], Failure> {
-    if data.is_null() {
-        return Err(Failure::Code(tpack_result::TPACK_RESULT_NULL_ARGUMENT));
-    }
-    if isize::try_from(len).is_err() {
+    // SAFETY: this function's contract.
+    unsafe { array_of(data, len) }
+}
+
+/// `len` values of `T` at `data`, checked (not NULL, aligned, at most `isize::MAX` bytes) and borrowed for as
+/// long as the caller promises (`'a`).
+///
+/// # Safety
+/// A non-NULL, aligned `data` must point to `len` initialized `T`s that stay valid and unchanged for `'a`.
+pub(crate) unsafe fn array_of<'a, T>(data: *const T, len: usize) -> Result<&'a [T], Failure> {
+    let data = out(data.cast_mut())?;
+    let fits = len.checked_mul(size_of::<T>()).is_some_and(|n| isize::try_from(n).is_ok());
+    if !fits {
         return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
     }
-    // SAFETY: not NULL, `len` at most `isize::MAX`; readable and unchanged for `'a` by this function's
-    // contract. Bytes have alignment 1.
-    Ok(unsafe { core::slice::from_raw_parts(data, len) })
+    // SAFETY: not NULL, aligned, at most `isize::MAX` bytes (checked); initialized, readable and unchanged
+    // for `'a` by this function's contract.
+    Ok(unsafe { core::slice::from_raw_parts(data.as_ptr(), len) })
+}
+
+/// A plain-data argument passed by pointer, checked (not NULL, aligned) and read by value.
+///
+/// # Safety
+/// A non-NULL, aligned `p` must point to a readable, initialized `T` (for a C struct, one whose fields the
+/// caller set: a C `bool` holds 0 or 1).
+pub(crate) unsafe fn read_arg<T: Copy>(p: *const T) -> Result<T, Failure> {
+    let p = out(p.cast_mut())?;
+    // SAFETY: not NULL and aligned (checked); readable and initialized by this function's contract.
+    Ok(unsafe { p.as_ptr().read() })
+}
+
+/// The caller buffer that [`buffer`] checked, zeroed and then lent for `'a`: zeroed because it may be
+/// uninitialized (a `malloc` block, a stack array), which a `&mut [u8]` must not be.
+///
+/// # Safety
+/// `data` and `len` come from [`buffer`]; the `len` bytes at `data` are writable, and no one else touches
+/// them for `'a`.
+pub(crate) unsafe fn zeroed<'a>(data: NonNull<u8>, len: usize) -> &'a mut [u8] {
+    // SAFETY: writable for `len` bytes, at most `isize::MAX` (checked by `buffer`), by this function's
+    // contract.
+    unsafe { core::ptr::write_bytes(data.as_ptr(), 0, len) };
+    // SAFETY: initialized just above; exclusive for `'a` by this function's contract.
+    unsafe { core::slice::from_raw_parts_mut(data.as_ptr(), len) }
+}
+
+/// The caller buffer that [`buffer`] checked, lent for `'a` as it is: for a buffer whose contents the caller
+/// keeps (a decoder's buffer, resumed).
+///
+/// # Safety
+/// As for [`zeroed`], and the `len` bytes are initialized.
+pub(crate) unsafe fn kept<'a>(data: NonNull<u8>, len: usize) -> &'a mut [u8] {
+    // SAFETY: not NULL, at most `isize::MAX` bytes (checked by `buffer`); initialized, writable and exclusive
+    // for `'a` by this function's contract.
+    unsafe { core::slice::from_raw_parts_mut(data.as_ptr(), len) }
 }
 
 /// A caller buffer of `len` bytes at `data`, checked (not NULL, `len` at most `isize::MAX`) without reading it:

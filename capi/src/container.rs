@@ -5,13 +5,14 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 
 use tpack::format::MAX_RANK;
-use tpack::{Container, Dtype, Entry};
+use tpack::{Container, Dtype, Entry, Metadata};
 
 use crate::boundary::{
-    fill, guard, guard_with_error, handle, out, put, slice_of, storage, text, tpack_bytes, tpack_str, Handle,
+    fill, guard, guard_with_error, handle, out, put, slice_of, storage, tpack_bytes, tpack_str, Handle,
     Stored,
 };
 use crate::error::{tpack_error, tpack_result, Failure};
+use crate::view::{self, View};
 
 /// Bytes of caller storage a container handle needs (on every target: the header is the same for all; a
 /// 32-bit target uses about half).
@@ -127,6 +128,22 @@ impl tpack_entry {
     }
 }
 
+impl View for &Container<'static> {
+    type Entry = tpack_entry;
+    fn entry_count(&self) -> usize {
+        self.len()
+    }
+    fn entry(&self, position: usize) -> Option<tpack_entry> {
+        Container::entry(self, position).map(|e| tpack_entry::new(&e))
+    }
+    fn find(&self, name: &str) -> Option<tpack_entry> {
+        self.get(name).map(|e| tpack_entry::new(&e))
+    }
+    fn metadata(&self) -> Metadata<'static> {
+        Container::metadata(self)
+    }
+}
+
 /// The container in `c`, checked.
 ///
 /// # Safety
@@ -202,14 +219,12 @@ pub unsafe extern "C" fn tpack_container_entry_count(
     container: *const tpack_container,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, c.len()) };
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, View::entry_count, out_count) })
 }
 
 /// Writes the container's format version to `out_major` and `out_minor`.
@@ -275,15 +290,12 @@ pub unsafe extern "C" fn tpack_container_entry(
     index: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        let entry = c.entry(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::new(&entry)) };
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::entry_at(view, index, out_entry) })
 }
 
 /// Describes the entry called `name` (`name_len` bytes, no NUL needed) in `out_entry`: a binary search over
@@ -303,19 +315,12 @@ pub unsafe extern "C" fn tpack_container_find(
     name_len: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let name = unsafe { text(name, name_len) }?;
-        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
-        let name = core::str::from_utf8(name).map_err(|_| not_found)?;
-        let entry = c.get(name).ok_or(not_found)?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::new(&entry)) };
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::find(view, name, name_len, out_entry) })
 }
 
 /// Fills `out_storage` with the nested container that the `CONTAINER` entry at `index` holds (validated

@@ -8,15 +8,16 @@ use core::mem::{align_of, size_of};
 
 use tpack::format::HEADER_LEN_V1;
 use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
-use tpack::MetaValue;
+use tpack::Metadata;
 
 use crate::boundary::{
-    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage,
-    text, tpack_bytes, tpack_str, Handle, Stored,
+    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, kept, out, put, slice_of,
+    storage, tpack_bytes, tpack_str, zeroed, Handle, Stored,
 };
 use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
 use crate::metadata::tpack_meta_value;
+use crate::view::{self, View};
 
 /// Bytes of caller storage a decoder handle needs (on every target).
 pub const TPACK_DECODER_SIZE: usize = 1024;
@@ -146,12 +147,13 @@ impl tpack_event {
 }
 
 impl From<DecodeError> for Failure {
+    /// Exhaustive (the core's `DecodeError` is, on purpose): a new way for a decoder to stop fails to compile
+    /// here until it has a code.
     fn from(e: DecodeError) -> Self {
         match e {
             DecodeError::Invalid(e) => Failure::Invalid(e),
             DecodeError::BufferTooSmall { needed } => Failure::BufferTooSmall { needed },
             DecodeError::Finished => Failure::Code(tpack_result::TPACK_RESULT_DECODER_FINISHED),
-            _ => Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER),
         }
     }
 }
@@ -160,7 +162,8 @@ impl From<DecodeError> for Failure {
 /// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
 /// container while it is received.
 ///
-/// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile.
+/// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
+/// zeroes the buffer first (so it may be uninitialized memory), once.
 ///
 /// # Errors
 /// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
@@ -181,9 +184,9 @@ pub unsafe extern "C" fn tpack_decoder_init(
         if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
-        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
-        // decoder is used, by the caller's contract.
-        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `buffer_arg`; writable and exclusive for as long as the decoder is used, by the
+        // caller's contract.
+        let buffer = unsafe { zeroed(buffer, buffer_len) };
         // SAFETY: checked by `storage`; writable by the caller's contract.
         unsafe { fill(slot, Decoder::new(buffer)) };
         Ok(())
@@ -194,7 +197,8 @@ pub unsafe extern "C" fn tpack_decoder_init(
 /// and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
 /// the chunk (`chunk + *out_used`); `TPACK_EVENT_NONE` means the whole chunk was consumed.
 ///
-/// Only rules that nothing later could change are reported here (R2–R7, R9); any other broken rule is held
+/// Only rules that nothing later could change are reported here (R2–R7, R9, and R13 for a damaged header
+/// that would otherwise read as R3 or R5: spec §12's header diagnosis); any other broken rule is held
 /// for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 ///
 /// # Errors
@@ -338,6 +342,22 @@ unsafe fn decoder_ref<'a>(d: *const tpack_decoder) -> Result<&'a Decoder<'static
     unsafe { handle(d) }
 }
 
+impl View for Prefix<'static> {
+    type Entry = tpack_entry;
+    fn entry_count(&self) -> usize {
+        self.len()
+    }
+    fn entry(&self, position: usize) -> Option<tpack_entry> {
+        Prefix::entry(self, position).map(|e| tpack_entry::of_prefix(&e))
+    }
+    fn find(&self, name: &str) -> Option<tpack_entry> {
+        self.get(name).map(|e| tpack_entry::of_prefix(&e))
+    }
+    fn metadata(&self) -> Metadata<'static> {
+        Prefix::metadata(self)
+    }
+}
+
 /// The prefix the decoder in `d` holds, or `TPACK_RESULT_NOT_FOUND` before `TPACK_EVENT_PREFIX`.
 ///
 /// # Safety
@@ -392,7 +412,7 @@ pub unsafe extern "C" fn tpack_decoder_feed(
             // SAFETY: the callback's contract; `event` lives across the call.
             let code = unsafe { on_event(user, &event) };
             if code != 0 {
-                return Err(Failure::Writer {
+                return Err(Failure::Other {
                     result: tpack_result::TPACK_RESULT_IO,
                     entry: None,
                     value: Some(u64::from_le_bytes(i64::from(code).to_le_bytes())),
@@ -422,14 +442,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_entry_count(
     decoder: *const tpack_decoder,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, prefix.len()) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, View::entry_count, out_count) })
 }
 
 /// Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
@@ -449,15 +468,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_entry(
     index: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        let entry = prefix.entry(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::entry_at(view, index, out_entry) })
 }
 
 /// Like `tpack_decoder_prefix_entry`, for the entry named `name` (`name_len` bytes): a binary search.
@@ -475,19 +492,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_find(
     name_len: usize,
     out_entry: *mut tpack_entry,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_entry)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let name = unsafe { text(name, name_len) }?;
-        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
-        let name = core::str::from_utf8(name).map_err(|_| not_found)?;
-        let entry = prefix.get(name).ok_or(not_found)?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, tpack_entry::of_prefix(&entry)) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::find(view, name, name_len, out_entry) })
 }
 
 /// Writes the number of metadata records in the stream's prefix.
@@ -502,14 +513,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_count(
     decoder: *const tpack_decoder,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
         // SAFETY: the caller's contract.
-        let prefix = unsafe { prefix_of(decoder) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, prefix.metadata().len()) };
-        Ok(())
-    })
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, |v| v.metadata().len(), out_count) })
 }
 
 /// Fills `out_value` with the prefix's metadata value under `key`, to read with the `tpack_meta_*`
@@ -528,19 +538,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_get(
     key_len: usize,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
-        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
-        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let key = unsafe { text(key, key_len) }?;
-        let not_found = Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND);
-        let key = core::str::from_utf8(key).map_err(|_| not_found)?;
-        let value = prefix.metadata().get(key).ok_or(not_found)?;
-        // SAFETY: checked by `storage`; writable by the caller's contract.
-        unsafe { fill(slot, value) };
-        Ok(())
-    })
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
+        // SAFETY: the caller's contract.
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_get(view, key, key_len, out_value) })
 }
 
 /// The prefix's metadata record at `index` in key order: its key to `out_key`, its value to `out_value`.
@@ -559,20 +563,13 @@ pub unsafe extern "C" fn tpack_decoder_prefix_metadata_at(
     out_key: *mut tpack_str,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let key_dst = out(out_key)?;
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
-        // SAFETY: the caller's contract; the value's borrow of the buffer is the caller's to keep valid.
-        let prefix: Prefix<'static> = unsafe { prefix_of(decoder) }?;
-        let (key, value) =
-            prefix.metadata().at(index).ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
-        // SAFETY: checked by `out` and `storage`; writable by the caller's contract.
-        unsafe {
-            put(key_dst, tpack_str::new(key));
-            fill(slot, value);
-        }
-        Ok(())
-    })
+    // The value's borrow of the decoder's buffer is the caller's to keep valid.
+    let view = || {
+        // SAFETY: the caller's contract.
+        unsafe { prefix_of(decoder) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_at(view, index, out_key, out_value) })
 }
 
 /// Saves the decoder's state (everything but its buffer's bytes) to `out_state`. To go on later — after a
@@ -625,9 +622,9 @@ pub unsafe extern "C" fn tpack_decoder_resume(
         if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
             return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
         }
-        // SAFETY: not NULL, at most `isize::MAX` bytes (checked); writable and exclusive for as long as the
-        // decoder is used, by the caller's contract.
-        let buffer = unsafe { core::slice::from_raw_parts_mut(buffer.as_ptr(), buffer_len) };
+        // SAFETY: checked by `buffer_arg`; holding what the saved decoder's buffer held (so initialized),
+        // writable and exclusive for as long as the decoder is used, by the caller's contract.
+        let buffer = unsafe { kept(buffer, buffer_len) };
         // SAFETY: checked by `storage`; writable by the caller's contract.
         unsafe { fill(slot, Decoder::resume(buffer, saved)) };
         Ok(())

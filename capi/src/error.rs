@@ -1,14 +1,9 @@
 //! Result codes and the error out-struct: [`tpack_result`], [`tpack_error`], and the translation of the
-//! core's [`tpack::Error`] to and from the struct's fields (so that its `Display` text can be written without
-//! keeping a Rust value in C memory).
-
-use core::ffi::c_char;
-use core::fmt::{self, Write as _};
+//! core's [`tpack::Error`] to and from the struct's fields through [`ErrorContext`] (so that its `Display`
+//! text can be written without keeping a Rust value in C memory). The text itself is `message.rs`'s.
 
 use tpack::format::Section;
-use tpack::{Error, Rule};
-
-use crate::boundary::{buffer, guard, out};
+use tpack::{Error, ErrorContext, Rule};
 
 /// The result of every fallible call. `TPACK_RESULT_OK` is 0; every other code is a failure, and the call
 /// then wrote none of its out-parameters.
@@ -49,7 +44,8 @@ pub enum tpack_result {
     TPACK_RESULT_WRITER_FULL = 13,
     /// The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
     /// length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-    /// before every entry was written (`entry` entries written of `value` declared).
+    /// before every entry was written (`entry` entries written of `value` declared); or the declarations
+    /// would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
     TPACK_RESULT_WRITER_MISUSE = 14,
     /// An earlier error stopped this writer; its output is not a valid container.
     TPACK_RESULT_WRITER_POISONED = 15,
@@ -109,8 +105,8 @@ pub(crate) enum Failure {
     BufferTooSmall {
         needed: u64,
     },
-    /// A writer error that is not a broken rule: its code, and the entry and number it names.
-    Writer {
+    /// An error that is not a broken rule: its code, and the entry and number it names.
+    Other {
         result: tpack_result,
         entry: Option<u32>,
         value: Option<u64>,
@@ -129,7 +125,7 @@ impl Failure {
             Failure::Code(code) => code,
             Failure::Invalid(_) => tpack_result::TPACK_RESULT_INVALID_CONTAINER,
             Failure::BufferTooSmall { .. } => tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL,
-            Failure::Writer { result, .. } => result,
+            Failure::Other { result, .. } => result,
         }
     }
 
@@ -139,8 +135,8 @@ impl Failure {
         match self {
             Failure::Code(_) => {}
             Failure::BufferTooSmall { needed } => out.value = needed,
-            Failure::Invalid(e) => fields_of(e, &mut out),
-            Failure::Writer { entry, value, .. } => {
+            Failure::Invalid(e) => out = fields_of(e),
+            Failure::Other { entry, value, .. } => {
                 out.entry = entry.unwrap_or(TPACK_NONE);
                 out.value = value.unwrap_or(TPACK_NONE64);
             }
@@ -166,277 +162,55 @@ fn blank(result: tpack_result) -> tpack_error {
     }
 }
 
-fn section_number(section: Section) -> u32 {
-    (0u32..).zip(Section::ALL).find(|(_, s)| *s == section).map_or(TPACK_NONE, |(i, _)| i)
+/// The out-struct of an invalid container: the rule's number and its context, slot for slot. The context is
+/// destructured whole, so a slot the core adds fails to compile here until it has a field.
+fn fields_of(e: Error) -> tpack_error {
+    let ErrorContext { entry, record, position, offset, section, value, stored, computed, depth, inner_rule } =
+        e.context();
+    tpack_error {
+        result: result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER),
+        rule: u32::from(e.rule().number()),
+        entry: entry.unwrap_or(TPACK_NONE),
+        record: record.unwrap_or(TPACK_NONE),
+        position: position.unwrap_or(TPACK_NONE),
+        section: section.map_or(TPACK_NONE, section_number),
+        inner_rule: inner_rule.map_or(0, |r| u32::from(r.number())),
+        depth: depth.map_or(0, u32::from),
+        stored: stored.unwrap_or(0),
+        computed: computed.unwrap_or(0),
+        offset: offset.unwrap_or(TPACK_NONE64),
+        value: value.unwrap_or(TPACK_NONE64),
+    }
 }
 
-/// The fields of `e`: its rule and its context.
-fn fields_of(e: Error, out: &mut tpack_error) {
-    out.rule = u32::from(e.rule().number());
-    match e {
-        Error::TooShort { len } => out.value = len,
-        Error::UnsupportedVersion { major } => out.value = u64::from(major),
-        Error::HeaderLength { header_len } => out.value = u64::from(header_len),
-        Error::UnknownIncompatFlags { flags } => out.value = flags,
-        Error::DescriptorLength { descriptor_len } => out.value = u64::from(descriptor_len),
-        Error::ReservedNonZero { offset }
-        | Error::PaddingNonZero { offset }
-        | Error::ExtensionLayout { offset } => {
-            out.offset = offset;
-        }
-        Error::Truncated { declared } | Error::TrailingBytes { declared } => out.value = declared,
-        Error::SectionBounds { section }
-        | Error::SectionLayout { section }
-        | Error::SectionLength { section } => {
-            out.section = section_number(section);
-        }
-        Error::HeaderChecksum { stored, computed } | Error::TrailerChecksum { stored, computed } => {
-            out.stored = stored;
-            out.computed = computed;
-        }
-        Error::EntryChecksum { entry, stored, computed } => {
-            out.entry = entry;
-            out.stored = stored;
-            out.computed = computed;
-        }
-        Error::NameLength { entry, len } => {
-            out.entry = entry;
-            out.value = u64::from(len);
-        }
-        Error::IndexRange { position } | Error::IndexOrder { position } => out.position = position,
-        Error::UnknownDtype { entry, code } | Error::MissingGeometry { entry, code } => {
-            out.entry = entry;
-            out.value = u64::from(code);
-        }
-        Error::RankTooLarge { entry, rank } => {
-            out.entry = entry;
-            out.value = u64::from(rank);
-        }
-        Error::UnusedDimNonZero { entry, dim } => {
-            out.entry = entry;
-            out.value = u64::from(dim);
-        }
-        Error::LengthMismatch { entry, expected } => {
-            out.entry = entry;
-            out.value = expected;
-        }
-        Error::BadAlignment { entry, alignment } => {
-            out.entry = entry;
-            out.value = u64::from(alignment);
-        }
-        Error::Misaligned { entry, offset } => {
-            out.entry = entry;
-            out.offset = offset;
-        }
-        Error::NestedInvalid { entry, depth, inner } => {
-            out.entry = entry;
-            out.depth = u32::from(depth);
-            out.inner_rule = u32::from(inner.number());
-        }
-        Error::NameBounds { entry }
-        | Error::NamePoolLayout { entry }
-        | Error::NameUtf8 { entry }
-        | Error::DuplicateName { entry }
-        | Error::ShapeOverflow { entry }
-        | Error::BlockShape { entry }
-        | Error::ByteShape { entry }
-        | Error::EntryFlags { entry }
-        | Error::TargetOverflow { entry }
-        | Error::PayloadBounds { entry }
-        | Error::PayloadOrder { entry }
-        | Error::PayloadOverlap { entry }
-        | Error::PaddingNotMinimal { entry }
-        | Error::NestingTooDeep { entry } => out.entry = entry,
-        Error::MetaUnknownType { record, code } => {
-            out.record = record;
-            out.value = u64::from(code);
-        }
-        Error::MetaBounds { record }
-        | Error::MetaPoolLayout { record }
-        | Error::MetaKeyLength { record }
-        | Error::MetaKeyUtf8 { record }
-        | Error::MetaKeyOrder { record }
-        | Error::MetaDuplicateKey { record }
-        | Error::MetaValueShape { record }
-        | Error::MetaBool { record }
-        | Error::MetaUtf8 { record }
-        | Error::BlockGeometry { record } => out.record = record,
-        // `BadMagic` has no context; a variant a later core adds keeps at least its rule.
-        _ => {}
-    }
+/// The core's error that [`fields_of`] described as `e`, to print with its own `Display`; `None` when the
+/// fields do not describe one (a struct not written by this library). Every field is passed on as it is —
+/// `TPACK_NONE` too, which can be a real value (R5's flags may be all ones) — since the core ignores the
+/// slots a rule does not use.
+pub(crate) fn error_of(e: &tpack_error) -> Option<Error> {
+    let context = ErrorContext {
+        entry: Some(e.entry),
+        record: Some(e.record),
+        position: Some(e.position),
+        offset: Some(e.offset),
+        section: usize::try_from(e.section).ok().and_then(|i| Section::ALL.get(i)).copied(),
+        value: Some(e.value),
+        stored: Some(e.stored),
+        computed: Some(e.computed),
+        depth: u8::try_from(e.depth).ok(),
+        inner_rule: rule(e.inner_rule),
+    };
+    Error::from_context(rule(e.rule)?, &context)
+}
+
+/// The number of `section` in on-disk order, as `tpack_error.section` holds it.
+fn section_number(section: Section) -> u32 {
+    (0u32..).zip(Section::ALL).find(|(_, s)| *s == section).map_or(TPACK_NONE, |(i, _)| i)
 }
 
 /// The rule numbered `number`.
 pub(crate) fn rule(number: u32) -> Option<Rule> {
     Rule::ALL.iter().copied().find(|r| u32::from(r.number()) == number)
-}
-
-/// The core's error that [`fields_of`] described as `e`, to print with its own `Display`; `None` when the
-/// fields do not describe one (a struct not written by this library).
-fn error_of(e: &tpack_error) -> Option<Error> {
-    let small = |v: u64| u32::try_from(v).ok();
-    let code16 = |v: u64| u16::try_from(v).ok();
-    let byte = |v: u64| u8::try_from(v).ok();
-    let section = || Section::ALL.get(usize::try_from(e.section).ok()?).copied();
-    let (entry, record, position, offset, value) = (e.entry, e.record, e.position, e.offset, e.value);
-    let (stored, computed) = (e.stored, e.computed);
-    Some(match rule(e.rule)? {
-        Rule::TooShort => Error::TooShort { len: value },
-        Rule::BadMagic => Error::BadMagic,
-        Rule::UnsupportedVersion => Error::UnsupportedVersion { major: code16(value)? },
-        Rule::HeaderLength => Error::HeaderLength { header_len: small(value)? },
-        Rule::UnknownIncompatFlags => Error::UnknownIncompatFlags { flags: value },
-        Rule::DescriptorLength => Error::DescriptorLength { descriptor_len: small(value)? },
-        Rule::ReservedNonZero => Error::ReservedNonZero { offset },
-        Rule::Truncated => Error::Truncated { declared: value },
-        Rule::TrailingBytes => Error::TrailingBytes { declared: value },
-        Rule::SectionBounds => Error::SectionBounds { section: section()? },
-        Rule::SectionLayout => Error::SectionLayout { section: section()? },
-        Rule::SectionLength => Error::SectionLength { section: section()? },
-        Rule::HeaderChecksum => Error::HeaderChecksum { stored, computed },
-        Rule::TrailerChecksum => Error::TrailerChecksum { stored, computed },
-        Rule::NameBounds => Error::NameBounds { entry },
-        Rule::NamePoolLayout => Error::NamePoolLayout { entry },
-        Rule::NameLength => Error::NameLength { entry, len: small(value)? },
-        Rule::NameUtf8 => Error::NameUtf8 { entry },
-        Rule::IndexRange => Error::IndexRange { position },
-        Rule::IndexOrder => Error::IndexOrder { position },
-        Rule::DuplicateName => Error::DuplicateName { entry },
-        Rule::UnknownDtype => Error::UnknownDtype { entry, code: code16(value)? },
-        Rule::RankTooLarge => Error::RankTooLarge { entry, rank: byte(value)? },
-        Rule::UnusedDimNonZero => Error::UnusedDimNonZero { entry, dim: byte(value)? },
-        Rule::ShapeOverflow => Error::ShapeOverflow { entry },
-        Rule::BlockShape => Error::BlockShape { entry },
-        Rule::ByteShape => Error::ByteShape { entry },
-        Rule::LengthMismatch => Error::LengthMismatch { entry, expected: value },
-        Rule::BadAlignment => Error::BadAlignment { entry, alignment: small(value)? },
-        Rule::Misaligned => Error::Misaligned { entry, offset },
-        Rule::EntryFlags => Error::EntryFlags { entry },
-        Rule::TargetOverflow => Error::TargetOverflow { entry },
-        Rule::PayloadBounds => Error::PayloadBounds { entry },
-        Rule::PayloadOrder => Error::PayloadOrder { entry },
-        Rule::PayloadOverlap => Error::PayloadOverlap { entry },
-        Rule::PaddingNotMinimal => Error::PaddingNotMinimal { entry },
-        Rule::PaddingNonZero => Error::PaddingNonZero { offset },
-        Rule::NestingTooDeep => Error::NestingTooDeep { entry },
-        Rule::NestedInvalid => {
-            Error::NestedInvalid { entry, depth: byte(u64::from(e.depth))?, inner: rule(e.inner_rule)? }
-        }
-        Rule::MetaBounds => Error::MetaBounds { record },
-        Rule::MetaPoolLayout => Error::MetaPoolLayout { record },
-        Rule::MetaKeyLength => Error::MetaKeyLength { record },
-        Rule::MetaKeyUtf8 => Error::MetaKeyUtf8 { record },
-        Rule::MetaKeyOrder => Error::MetaKeyOrder { record },
-        Rule::MetaDuplicateKey => Error::MetaDuplicateKey { record },
-        Rule::MetaUnknownType => Error::MetaUnknownType { record, code: byte(value)? },
-        Rule::MetaValueShape => Error::MetaValueShape { record },
-        Rule::MetaBool => Error::MetaBool { record },
-        Rule::MetaUtf8 => Error::MetaUtf8 { record },
-        Rule::EntryChecksum => Error::EntryChecksum { entry, stored, computed },
-        Rule::ExtensionLayout => Error::ExtensionLayout { offset },
-        Rule::BlockGeometry => Error::BlockGeometry { record },
-        Rule::MissingGeometry => Error::MissingGeometry { entry, code: code16(value)? },
-        _ => return None,
-    })
-}
-
-/// A fixed message for every result code (a static, NUL-terminated string; never NULL).
-#[no_mangle]
-pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
-    let text: &'static core::ffi::CStr = match result {
-        0 => c"success",
-        1 => c"the container breaks a rule of the tpack spec",
-        2 => c"a pointer argument is NULL",
-        3 => c"an argument is out of range",
-        4 => c"caller storage is too short",
-        5 => c"caller storage is not aligned for its type",
-        6 => c"a handle was not filled by a successful call",
-        7 => c"not found",
-        8 => c"the entry or value is of another type",
-        9 => c"the decoder's buffer is too small for this stream",
-        10 => c"the decoder was used after it finished",
-        11 => c"tpack panicked (a bug)",
-        12 => c"a callback (the writer's output or seek, the decoder's event handler) failed",
-        13 => c"the writer's bookkeeping is full",
-        14 => c"the writer was used out of order, or a payload's length differs from its declaration",
-        15 => c"an earlier error stopped the writer",
-        _ => c"unknown result code",
-    };
-    text.as_ptr()
-}
-
-/// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.
-struct Truncating<'a> {
-    buf: &'a mut [u8],
-    len: usize,
-}
-
-impl fmt::Write for Truncating<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = self.buf.len().saturating_sub(1).saturating_sub(self.len);
-        // Cut at a character boundary, so that the text stays UTF-8.
-        let mut take = s.len().min(room);
-        while !s.is_char_boundary(take) {
-            take = take.saturating_sub(1);
-        }
-        let src = s.as_bytes().get(..take).unwrap_or(&[]);
-        let end = self.len.saturating_add(take);
-        if let Some(dst) = self.buf.get_mut(self.len..end) {
-            dst.copy_from_slice(src);
-            self.len = end;
-        }
-        Ok(())
-    }
-}
-
-/// Writes the text of `error` to `buf` (`len` bytes), NUL-terminated, cut to fit (at a UTF-8 character
-/// boundary): for an invalid container the core's own message, which names the rule and where it is broken
-/// ("R13 HeaderChecksum: the header checksum does not match (stored …, computed …)"); else the result
-/// code's message. A cut text is not a failure.
-///
-/// # Errors
-/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`),
-/// `TPACK_RESULT_SHORT_STORAGE` (`len` is 0: no room for the NUL).
-///
-/// # Safety
-/// `error` must point to a readable `tpack_error`, `buf` to `len` writable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn tpack_error_message(
-    error: *const tpack_error,
-    buf: *mut c_char,
-    len: usize,
-) -> tpack_result {
-    guard(|| {
-        let error = out(error.cast_mut())?;
-        let buf = buffer(buf.cast::<u8>(), len)?;
-        if len == 0 {
-            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
-        }
-        // SAFETY: not NULL and aligned (`out`), readable by the caller's contract; `tpack_error` is plain data
-        // whose every field is an integer, so any bits are a valid value.
-        let error = unsafe { error.as_ptr().read() };
-        // SAFETY: `len` writable bytes at `buf` by the caller's contract, at most `isize::MAX` (checked).
-        let dst = unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) };
-        let mut w = Truncating { buf: dst, len: 0 };
-        let invalid = result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER);
-        let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
-        let _ = match (error.result, error_of(&error)) {
-            (r, Some(e)) if r == invalid => write!(w, "{e}"),
-            (r, _) if r == too_small && error.value != TPACK_NONE64 => {
-                write!(w, "the decoder's buffer is too small: the stream needs {} bytes kept", error.value)
-            }
-            (result, _) => {
-                // SAFETY: `tpack_result_message` returns a static NUL-terminated string.
-                let text = unsafe { core::ffi::CStr::from_ptr(tpack_result_message(result)) };
-                w.write_str(text.to_str().unwrap_or(""))
-            }
-        };
-        let end = w.len;
-        if let Some(nul) = dst.get_mut(end) {
-            *nul = 0;
-        }
-        Ok(())
-    })
 }
 
 /// The code of `result`, as `tpack_error.result` holds it.

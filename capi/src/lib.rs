@@ -41,8 +41,10 @@ mod codes;
 mod container;
 mod decoder;
 mod error;
+mod message;
 mod metadata;
 mod names;
+mod view;
 mod writer;
 
 pub use boundary::{tpack_bytes, tpack_str};
@@ -50,6 +52,7 @@ pub use codes::*;
 pub use container::*;
 pub use decoder::*;
 pub use error::*;
+pub use message::*;
 pub use metadata::*;
 pub use names::*;
 pub use writer::*;

@@ -6,6 +6,7 @@
 //! numbers are little-endian in the container: `tpack_meta_array_data` gives them in place, and the
 //! `tpack_meta_*_at` accessors convert one element to the host's order.
 
+use core::convert::identity;
 use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 
@@ -13,9 +14,10 @@ use tpack::zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
 use tpack::zerocopy::IntoBytes;
 use tpack::MetaValue;
 
-use crate::boundary::{fill, guard, handle, out, put, storage, text, tpack_bytes, tpack_str, Handle, Stored};
+use crate::boundary::{fill, guard, handle, out, put, storage, tpack_bytes, tpack_str, Handle, Stored};
 use crate::container::{container_ref, tpack_container};
 use crate::error::{tpack_result, Failure};
+use crate::view::{self, MetaStorage};
 
 /// Bytes of caller storage a metadata value handle needs (on every target).
 pub const TPACK_META_VALUE_SIZE: usize = 48;
@@ -38,6 +40,9 @@ const _: () = {
     assert!(size_of::<Stored<MetaValue<'static>>>() <= TPACK_META_VALUE_SIZE);
     assert!(align_of::<Stored<MetaValue<'static>>>() <= TPACK_META_VALUE_ALIGN);
 };
+
+// SAFETY: the assertions above hold `tpack_meta_value` to the size and alignment of a stored `MetaValue`.
+unsafe impl MetaStorage for tpack_meta_value {}
 
 impl Handle for MetaValue<'static> {
     const TAG: u64 = u64::from_le_bytes(*b"tpk:meta");
@@ -94,9 +99,59 @@ unsafe fn read<T>(
     })
 }
 
-/// Element `index` of `items`, converted by `get`.
-fn at<E: Copy, T>(items: &[E], index: usize, get: impl FnOnce(E) -> T) -> Result<T, Failure> {
-    items.get(index).copied().map(get).ok_or_else(not_found)
+/// A number or `bool` the accessors read, alone (`tpack_meta_u32`) or as an element of an array
+/// (`tpack_meta_u32_at`): which variants of the core's value hold it, and how an element comes to host order.
+trait Number: Sized {
+    /// The value, when `v` is one of this type.
+    fn one(v: MetaValue<'static>) -> Option<Self>;
+    /// When `v` is an array of this type, its element `index` (`None` past the end).
+    fn at(v: MetaValue<'static>, index: usize) -> Option<Option<Self>>;
+}
+
+/// One row per type: the scalar variant, the array variant, and the element's conversion to host order.
+macro_rules! numbers {
+    ($($t:ty: $one:ident, $many:ident, $get:expr;)*) => {$(
+        impl Number for $t {
+            fn one(v: MetaValue<'static>) -> Option<Self> {
+                if let MetaValue::$one(x) = v { Some(x) } else { None }
+            }
+            fn at(v: MetaValue<'static>, index: usize) -> Option<Option<Self>> {
+                if let MetaValue::$many(items) = v { Some(items.get(index).copied().map($get)) } else { None }
+            }
+        }
+    )*};
+}
+
+numbers! {
+    u64: U64, U64Array, U64::get;
+    i64: I64, I64Array, I64::get;
+    f64: F64, F64Array, F64::get;
+    bool: Bool, BoolArray, identity;
+    u8: U8, U8Array, identity;
+    i8: I8, I8Array, identity;
+    u16: U16, U16Array, U16::get;
+    i16: I16, I16Array, I16::get;
+    u32: U32, U32Array, U32::get;
+    i32: I32, I32Array, I32::get;
+    f32: F32, F32Array, F32::get;
+}
+
+/// Writes the value in `value` to `out` when it is a `T`.
+///
+/// # Safety
+/// As for [`read`].
+unsafe fn scalar<T: Number>(value: *const tpack_meta_value, out: *mut T) -> tpack_result {
+    // SAFETY: this function's contract.
+    unsafe { read(value, out, |v| T::one(v).ok_or_else(wrong_type)) }
+}
+
+/// Writes element `index` of the array in `value` to `out` when it is an array of `T`.
+///
+/// # Safety
+/// As for [`read`].
+unsafe fn element<T: Number>(value: *const tpack_meta_value, index: usize, out: *mut T) -> tpack_result {
+    // SAFETY: this function's contract.
+    unsafe { read(value, out, |v| T::at(v, index).ok_or_else(wrong_type)?.ok_or_else(not_found)) }
 }
 
 /// Writes the number of metadata records to `out_count`.
@@ -111,14 +166,12 @@ pub unsafe extern "C" fn tpack_metadata_count(
     container: *const tpack_container,
     out_count: *mut usize,
 ) -> tpack_result {
-    guard(|| {
-        let dst = out(out_count)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        // SAFETY: checked by `out`; writable by the caller's contract.
-        unsafe { put(dst, c.metadata().len()) };
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::count(view, |v| v.metadata().len(), out_count) })
 }
 
 /// Fills `out_value` with the value stored under `key` (`key_len` bytes, no NUL needed): a binary search over
@@ -137,18 +190,12 @@ pub unsafe extern "C" fn tpack_metadata_get(
     key_len: usize,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let key = unsafe { text(key, key_len) }?;
-        let key = core::str::from_utf8(key).map_err(|_| not_found())?;
-        let value = c.metadata().get(key).ok_or_else(not_found)?;
-        // SAFETY: checked by `storage`; writable by the caller's contract.
-        unsafe { fill(slot, value) };
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_get(view, key, key_len, out_value) })
 }
 
 /// The record at `index` in key order (from 0): its key to `out_key` and its value to `out_value`, in O(1),
@@ -167,19 +214,12 @@ pub unsafe extern "C" fn tpack_metadata_at(
     out_key: *mut tpack_str,
     out_value: *mut tpack_meta_value,
 ) -> tpack_result {
-    guard(|| {
-        let key_dst = out(out_key)?;
-        let slot = storage::<_, MetaValue<'static>>(out_value)?;
+    let view = || {
         // SAFETY: the caller's contract.
-        let c = unsafe { container_ref(container) }?;
-        let (key, value) = c.metadata().at(index).ok_or_else(not_found)?;
-        // SAFETY: checked by `out` and `storage`; writable by the caller's contract.
-        unsafe {
-            put(key_dst, tpack_str::new(key));
-            fill(slot, value);
-        }
-        Ok(())
-    })
+        unsafe { container_ref(container) }
+    };
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { view::metadata_at(view, index, out_key, out_value) })
 }
 
 /// Writes the value's type code to `out_code`; `tpack_meta_type_name` names it (NULL for a type from a newer
@@ -209,7 +249,7 @@ pub unsafe extern "C" fn tpack_meta_value_type(
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_u64(value: *const tpack_meta_value, out: *mut u64) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::U64(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `i64` value.
@@ -222,7 +262,7 @@ pub unsafe extern "C" fn tpack_meta_u64(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_i64(value: *const tpack_meta_value, out: *mut i64) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::I64(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `f64` value (any bit pattern, NaNs included, exactly as stored).
@@ -235,7 +275,7 @@ pub unsafe extern "C" fn tpack_meta_i64(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_f64(value: *const tpack_meta_value, out: *mut f64) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::F64(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads a `bool` value.
@@ -248,7 +288,7 @@ pub unsafe extern "C" fn tpack_meta_f64(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_bool(value: *const tpack_meta_value, out: *mut bool) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::Bool(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads a `u8` value (format 1.1).
@@ -261,7 +301,7 @@ pub unsafe extern "C" fn tpack_meta_bool(value: *const tpack_meta_value, out: *m
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_u8(value: *const tpack_meta_value, out: *mut u8) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::U8(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `i8` value (format 1.1).
@@ -274,7 +314,7 @@ pub unsafe extern "C" fn tpack_meta_u8(value: *const tpack_meta_value, out: *mut
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_i8(value: *const tpack_meta_value, out: *mut i8) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::I8(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads a `u16` value (format 1.1).
@@ -287,7 +327,7 @@ pub unsafe extern "C" fn tpack_meta_i8(value: *const tpack_meta_value, out: *mut
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_u16(value: *const tpack_meta_value, out: *mut u16) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::U16(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `i16` value (format 1.1).
@@ -300,7 +340,7 @@ pub unsafe extern "C" fn tpack_meta_u16(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_i16(value: *const tpack_meta_value, out: *mut i16) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::I16(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads a `u32` value (format 1.1).
@@ -313,7 +353,7 @@ pub unsafe extern "C" fn tpack_meta_i16(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_u32(value: *const tpack_meta_value, out: *mut u32) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::U32(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `i32` value (format 1.1).
@@ -326,7 +366,7 @@ pub unsafe extern "C" fn tpack_meta_u32(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_i32(value: *const tpack_meta_value, out: *mut i32) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::I32(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads an `f32` value (format 1.1; any bit pattern, exactly as stored).
@@ -339,7 +379,7 @@ pub unsafe extern "C" fn tpack_meta_i32(value: *const tpack_meta_value, out: *mu
 #[no_mangle]
 pub unsafe extern "C" fn tpack_meta_f32(value: *const tpack_meta_value, out: *mut f32) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe { read(value, out, |v| if let MetaValue::F32(x) = v { Ok(x) } else { Err(wrong_type()) }) }
+    unsafe { scalar(value, out) }
 }
 
 /// Reads a `string` value: validated UTF-8, not NUL-terminated, borrowed from the container's input.
@@ -486,15 +526,7 @@ pub unsafe extern "C" fn tpack_meta_u64_at(
     out: *mut u64,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::U64Array(a) = v {
-                at(a, index, U64::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `i64[]` value, in host order.
@@ -512,15 +544,7 @@ pub unsafe extern "C" fn tpack_meta_i64_at(
     out: *mut i64,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::I64Array(a) = v {
-                at(a, index, I64::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `f64[]` value, in host order.
@@ -538,15 +562,7 @@ pub unsafe extern "C" fn tpack_meta_f64_at(
     out: *mut f64,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::F64Array(a) = v {
-                at(a, index, F64::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of a `u8[]` value (format 1.1).
@@ -564,13 +580,7 @@ pub unsafe extern "C" fn tpack_meta_u8_at(
     out: *mut u8,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(
-            value,
-            out,
-            |v| if let MetaValue::U8Array(a) = v { at(a, index, |x| x) } else { Err(wrong_type()) },
-        )
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `i8[]` value (format 1.1).
@@ -588,13 +598,7 @@ pub unsafe extern "C" fn tpack_meta_i8_at(
     out: *mut i8,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(
-            value,
-            out,
-            |v| if let MetaValue::I8Array(a) = v { at(a, index, |x| x) } else { Err(wrong_type()) },
-        )
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of a `u16[]` value (format 1.1), in host order.
@@ -612,15 +616,7 @@ pub unsafe extern "C" fn tpack_meta_u16_at(
     out: *mut u16,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::U16Array(a) = v {
-                at(a, index, U16::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `i16[]` value (format 1.1), in host order.
@@ -638,15 +634,7 @@ pub unsafe extern "C" fn tpack_meta_i16_at(
     out: *mut i16,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::I16Array(a) = v {
-                at(a, index, I16::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of a `u32[]` value (format 1.1), in host order.
@@ -664,15 +652,7 @@ pub unsafe extern "C" fn tpack_meta_u32_at(
     out: *mut u32,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::U32Array(a) = v {
-                at(a, index, U32::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `i32[]` value (format 1.1), in host order.
@@ -690,15 +670,7 @@ pub unsafe extern "C" fn tpack_meta_i32_at(
     out: *mut i32,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::I32Array(a) = v {
-                at(a, index, I32::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of an `f32[]` value (format 1.1), in host order.
@@ -716,15 +688,7 @@ pub unsafe extern "C" fn tpack_meta_f32_at(
     out: *mut f32,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::F32Array(a) = v {
-                at(a, index, F32::get)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads element `index` of a `bool[]` value (format 1.1).
@@ -742,15 +706,7 @@ pub unsafe extern "C" fn tpack_meta_bool_at(
     out: *mut bool,
 ) -> tpack_result {
     // SAFETY: the caller's contract.
-    unsafe {
-        read(value, out, |v| {
-            if let MetaValue::BoolArray(a) = v {
-                at(a, index, |x| x)
-            } else {
-                Err(wrong_type())
-            }
-        })
-    }
+    unsafe { element(value, index, out) }
 }
 
 /// Reads item `index` of a `string[]` value: validated UTF-8, not NUL-terminated. Linear in the items before

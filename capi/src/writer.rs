@@ -15,13 +15,14 @@ use core::mem::{align_of, size_of};
 
 use tpack::embedded_io::{self, ErrorKind, ErrorType, SeekFrom};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::write::{Buffer, EntryDecl, SeekWriter, SliceBookkeeping, StreamWriter, WriteError};
+use tpack::write::{EntryDecl, SeekWriter, SliceBookkeeping, StreamWriter, WriteError, WriteErrorClass};
 use tpack::{Dtype, MetaType, MetaValue};
 
 use crate::boundary::{
-    buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, slice_of, storage, take, text,
+    array_of, buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, read_arg, slice_of,
+    storage, take, text, zeroed,
 };
-use crate::boundary::{tpack_str, Handle, Stored};
+use crate::boundary::{tpack_str, Handle, Outcome, Stored};
 use crate::container::TPACK_MAX_RANK;
 use crate::error::{tpack_error, tpack_result, Failure};
 
@@ -197,41 +198,31 @@ fn bad_argument() -> Failure {
 }
 
 impl From<WriteError<CallbackError>> for Failure {
+    /// By the core's class of the error, which every writer error has: a new kind of writer error is mapped
+    /// here without a line of its own, and a new class fails to compile until it is.
     fn from(e: WriteError<CallbackError>) -> Self {
-        let misuse = |entry: Option<u32>, value: Option<u64>| Failure::Writer {
-            result: tpack_result::TPACK_RESULT_WRITER_MISUSE,
+        let other = |result: tpack_result, entry: Option<u32>, value: Option<u64>| Failure::Other {
+            result,
             entry,
             value,
         };
-        match e {
-            WriteError::Io(CallbackError(code)) => Failure::Writer {
-                result: tpack_result::TPACK_RESULT_IO,
-                entry: None,
-                // The callback's number, sign-extended, as `value` holds it.
-                value: Some(u64::from_le_bytes(i64::from(code).to_le_bytes())),
-            },
-            WriteError::Format(e) => Failure::Invalid(e),
-            WriteError::BufferFull(buffer) => Failure::Writer {
-                result: tpack_result::TPACK_RESULT_WRITER_FULL,
-                entry: None,
-                value: Some(match buffer {
-                    Buffer::Entries => 0,
-                    Buffer::Names => 1,
-                    Buffer::MetadataRecords => 2,
-                    Buffer::MetadataBytes => 3,
-                    _ => 4,
-                }),
-            },
-            WriteError::PayloadTooLong { entry, expected } => misuse(Some(entry), Some(expected)),
-            WriteError::PayloadTooShort { entry, expected, .. } => misuse(Some(entry), Some(expected)),
-            WriteError::UnknownLength { entry } | WriteError::UnsizedNotBytes { entry } => {
-                misuse(Some(entry), None)
+        match e.class() {
+            // The callback's number, sign-extended, as `value` holds it.
+            WriteErrorClass::Io(CallbackError(code)) => other(
+                tpack_result::TPACK_RESULT_IO,
+                None,
+                Some(u64::from_le_bytes(i64::from(*code).to_le_bytes())),
+            ),
+            WriteErrorClass::Format(e) => Failure::Invalid(e),
+            WriteErrorClass::BufferFull(buffer) => {
+                other(tpack_result::TPACK_RESULT_WRITER_FULL, None, Some(u64::from(buffer.number())))
             }
-            WriteError::EntriesMissing { written, declared } => {
-                misuse(Some(written), Some(u64::from(declared)))
+            // An offset past 2^64 comes of declarations no caller can write in one container: misuse.
+            WriteErrorClass::TooLarge => other(tpack_result::TPACK_RESULT_WRITER_MISUSE, None, None),
+            WriteErrorClass::Misuse { entry, value } => {
+                other(tpack_result::TPACK_RESULT_WRITER_MISUSE, entry, value)
             }
-            WriteError::Poisoned => Failure::Code(tpack_result::TPACK_RESULT_WRITER_POISONED),
-            _ => misuse(None, None),
+            WriteErrorClass::Poisoned => Failure::Code(tpack_result::TPACK_RESULT_WRITER_POISONED),
         }
     }
 }
@@ -272,12 +263,9 @@ unsafe fn lend_bookkeeping(
     bytes: usize,
 ) -> Result<Bookkeeping, Failure> {
     let start = buffer(block, len)?;
-    // SAFETY: writable for `len` bytes (at most `isize::MAX`, checked by `buffer`) by the contract. Zeroed
-    // first because the block may be uninitialized (a `malloc` block), and a `&mut [u8]` is made of it next.
-    unsafe { core::ptr::write_bytes(start.as_ptr(), 0, len) };
-    // SAFETY: initialized just above; exclusive and alive as long as the writer by the contract.
-    let block = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), len) };
-    SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Writer {
+    // SAFETY: checked by `buffer`; writable, exclusive and alive as long as the writer by the contract.
+    let block = unsafe { zeroed(start, len) };
+    SliceBookkeeping::new(block, entries, bytes).map_err(|short| Failure::Other {
         result: tpack_result::TPACK_RESULT_SHORT_STORAGE,
         entry: None,
         value: short.needed.and_then(|n| u64::try_from(n).ok()),
@@ -364,6 +352,22 @@ unsafe fn writer_ref<'a>(w: *mut tpack_writer) -> Result<&'a mut Inner, Failure>
     unsafe { handle_mut(w) }
 }
 
+/// Runs `body` on the writer in `writer`, checked, under [`guard_with_error`].
+///
+/// # Safety
+/// As for [`handle_mut`]; `out_error` is NULL or writable.
+unsafe fn with_writer(
+    writer: *mut tpack_writer,
+    out_error: *mut tpack_error,
+    body: impl FnOnce(&mut Inner) -> Outcome,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        // SAFETY: this function's contract.
+        let w = unsafe { writer_ref(writer) }?;
+        body(w)
+    })
+}
+
 /// Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 ///
 /// # Errors
@@ -383,9 +387,8 @@ pub unsafe extern "C" fn tpack_writer_declare(
     out_error: *mut tpack_error,
 ) -> tpack_result {
     guard_with_error(out_error, || {
-        let decl = out(decl.cast_mut())?;
-        // SAFETY: not NULL and aligned (`out`), readable by the caller's contract; plain data.
-        let decl = unsafe { decl.as_ptr().read() };
+        // SAFETY: the caller's contract: a readable `tpack_entry_decl`, whose fields it set.
+        let decl = unsafe { read_arg(decl) }?;
         // SAFETY: the caller's contract.
         let w = unsafe { writer_ref(writer) }?;
         // SAFETY: the caller's contract, for the duration of the call.
@@ -397,10 +400,8 @@ pub unsafe extern "C" fn tpack_writer_declare(
         let dims: &[u64] = if decl.open_ended || (decl.rank == 0 && decl.dims.is_null()) {
             &[]
         } else {
-            let p = out(decl.dims.cast_mut())?;
-            // SAFETY: not NULL and aligned (`out`); `rank` (at most 8) readable `uint64_t`s by the caller's
-            // contract.
-            unsafe { core::slice::from_raw_parts(p.as_ptr(), decl.rank) }
+            // SAFETY: `rank` (at most 8) readable `uint64_t`s at `dims`, by the caller's contract.
+            unsafe { array_of(decl.dims, decl.rank) }?
         };
         let alignment = if decl.alignment == 0 { DEFAULT_ALIGNMENT } else { decl.alignment };
         let target = decl.has_target.then_some(decl.target);
@@ -443,9 +444,7 @@ pub unsafe extern "C" fn tpack_writer_metadata(
     value_len: usize,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
+    let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
         let key = unsafe { text(key, key_len) }?;
         let key = core::str::from_utf8(key).map_err(|_| bad_argument())?;
@@ -454,23 +453,24 @@ pub unsafe extern "C" fn tpack_writer_metadata(
         let value = meta_value(MetaType::from_code(value_type), bytes).ok_or_else(bad_argument)?;
         either!(w, w => w.metadata(key, value))?;
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, body) }
 }
 
-/// The value of type `t` whose stored bytes are `b`; `None` when they do not encode a value of the type.
+/// The value of type `t` whose bytes, as `tpack_writer_metadata` takes them, are `b`; `None` when they do not
+/// encode a value of the type. The core decodes both kinds: a pool type from its encoding, an inline type from
+/// its record bits, which cross this API at their native width (8 bytes, 1 for `bool`).
 fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
-    let word8 = || <[u8; 8]>::try_from(b).ok();
-    Some(match t {
-        MetaType::U64 => MetaValue::U64(u64::from_le_bytes(word8()?)),
-        MetaType::I64 => MetaValue::I64(i64::from_le_bytes(word8()?)),
-        MetaType::F64 => MetaValue::F64(f64::from_le_bytes(word8()?)),
-        MetaType::BOOL => MetaValue::Bool(match b {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        }),
-        pool => return MetaValue::from_encoded(pool, b),
-    })
+    if !t.is_inline() {
+        return MetaValue::from_encoded(t, b);
+    }
+    let bits = match *b {
+        [byte] if t == MetaType::BOOL => u64::from(byte),
+        _ if t == MetaType::BOOL => return None,
+        _ => u64::from_le_bytes(b.try_into().ok()?),
+    };
+    MetaValue::from_inline(t, bits)
 }
 
 /// Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes
@@ -491,14 +491,14 @@ pub unsafe extern "C" fn tpack_writer_write(
     len: usize,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
+    let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
         let chunk = unsafe { slice_of(bytes, len) }?;
         either!(w, w => w.write(chunk))?;
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, body) }
 }
 
 /// Ends the current entry (also an empty one, which needs no `tpack_writer_write`).
@@ -515,12 +515,8 @@ pub unsafe extern "C" fn tpack_writer_end_entry(
     writer: *mut tpack_writer,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard_with_error(out_error, || {
-        // SAFETY: the caller's contract.
-        let w = unsafe { writer_ref(writer) }?;
-        either!(w, w => w.end_entry())?;
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    unsafe { with_writer(writer, out_error, |w| Ok(either!(w, w => w.end_entry())?)) }
 }
 
 /// Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves

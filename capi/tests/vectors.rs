@@ -483,3 +483,121 @@ fn the_decoder_agrees_with_the_reader_on_every_vector() {
         }
     }
 }
+
+/// The error the reader gives for `bytes`.
+fn core_error(bytes: &[u8]) -> tpack::Error {
+    match tpack::Container::parse(bytes) {
+        Ok(c) => c.verify().expect_err("invalid"),
+        Err(e) => e,
+    }
+}
+
+/// `core` as `tpack_error` documents its fields, written out here from the header's words (not from the
+/// library's code): the rule's number, and each slot of the core's context or its "none" value.
+fn documented(core: tpack::Error) -> tpack_error {
+    let tpack::ErrorContext {
+        entry,
+        record,
+        position,
+        offset,
+        section,
+        value,
+        stored,
+        computed,
+        depth,
+        inner_rule,
+    } = core.context();
+    let section_number = |s: tpack::format::Section| {
+        tpack::format::Section::ALL.iter().position(|x| *x == s).map(|i| u32::try_from(i).expect("small"))
+    };
+    tpack_error {
+        result: 1,
+        rule: u32::from(core.rule().number()),
+        entry: entry.unwrap_or(TPACK_NONE),
+        record: record.unwrap_or(TPACK_NONE),
+        position: position.unwrap_or(TPACK_NONE),
+        section: section.and_then(section_number).unwrap_or(TPACK_NONE),
+        inner_rule: inner_rule.map_or(0, |r| u32::from(r.number())),
+        depth: depth.map_or(0, u32::from),
+        stored: stored.unwrap_or(0),
+        computed: computed.unwrap_or(0),
+        offset: offset.unwrap_or(TPACK_NONE64),
+        value: value.unwrap_or(TPACK_NONE64),
+    }
+}
+
+/// `tpack_error_message`'s text for `e`.
+fn message_of(e: &tpack_error) -> String {
+    let mut buf = [0 as std::ffi::c_char; 512];
+    // SAFETY: a readable error; a writable buffer of that length.
+    assert_eq!(unsafe { tpack_error_message(e, buf.as_mut_ptr(), buf.len()) }, OK);
+    // SAFETY: NUL-terminated by the call.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().expect("UTF-8").to_owned()
+}
+
+#[test]
+fn every_error_field_is_the_core_context_and_every_slot_is_filled_by_some_vector() {
+    // Which slots of the context some vector fills, in the order of `ErrorContext`'s fields.
+    let mut filled = [false; 10];
+    for v in vectors().iter().filter(|v| v["valid"] == false) {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        let core = core_error(&bytes);
+        let (_, e) = match parse(&bytes) {
+            Ok(c) => verify(&c).expect_err(file),
+            Err(failure) => failure,
+        };
+        assert_eq!(e, documented(core), "{file}");
+        let c = core.context();
+        let slots = [
+            c.entry.is_some(),
+            c.record.is_some(),
+            c.position.is_some(),
+            c.offset.is_some(),
+            c.section.is_some(),
+            c.value.is_some(),
+            c.stored.is_some(),
+            c.computed.is_some(),
+            c.depth.is_some(),
+            c.inner_rule.is_some(),
+        ];
+        for (seen, now) in filled.iter_mut().zip(slots) {
+            *seen |= now;
+        }
+    }
+    // Under Miri only a sample of the vectors is read, which need not fill every slot.
+    if SAMPLE == 1 {
+        assert_eq!(filled, [true; 10], "slots (entry … inner_rule) that no vector fills");
+    }
+}
+
+#[test]
+fn an_error_struct_prints_the_core_message_for_every_rule() {
+    // Every rule, with every slot set: the struct prints as the core's error does, also when a field holds
+    // all ones (R5's flags may, and `TPACK_NONE64` is spelled the same).
+    let full = |value: u64| tpack::ErrorContext {
+        entry: Some(3),
+        record: Some(4),
+        position: Some(5),
+        offset: Some(6),
+        section: Some(tpack::format::Section::Metadata),
+        value: Some(value),
+        stored: Some(8),
+        computed: Some(9),
+        depth: Some(2),
+        inner_rule: Some(tpack::Rule::MetaBool),
+    };
+    let mut printed = 0;
+    for &rule in tpack::Rule::ALL {
+        for value in [7, u64::MAX] {
+            // `None` when `value` does not fit the rule's field (u64::MAX is no rank).
+            if let Some(core) = tpack::Error::from_context(rule, &full(value)) {
+                assert_eq!(message_of(&documented(core)), core.to_string(), "{rule}");
+                printed += 1;
+            }
+        }
+    }
+    assert!(printed > tpack::Rule::ALL.len());
+    let all_ones = tpack::Error::UnknownIncompatFlags { flags: u64::MAX };
+    assert!(message_of(&documented(all_ones)).contains("0xffffffffffffffff"));
+}

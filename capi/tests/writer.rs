@@ -471,6 +471,11 @@ fn misuse_and_failures_give_their_codes() {
     let mut w = writer(Some(into_vec), (&raw mut out).cast());
     let w = w.ptr();
     assert_eq!(meta(w, "b", 4, &[2]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    // The inline types cross at their native width: a `bool` is one byte, a `u64` eight.
+    assert_eq!(meta(w, "b", 4, &[1, 0, 0, 0, 0, 0, 0, 0]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    assert_eq!(meta(w, "b", 4, &[]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    assert_eq!(meta(w, "u", 1, &[0; 7]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    assert_eq!(meta(w, "f", 3, &[0; 9]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
     assert_eq!(meta(w, "s", 5, b"\xff"), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
     assert_eq!(meta(w, "u", 20, &[1, 2, 3]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
     assert_eq!(meta(w, "x", 10, &[1, 0, 0]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);

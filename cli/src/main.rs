@@ -63,7 +63,7 @@ enum Command {
     Inspect {
         /// The tpack, safetensors or GGUF file.
         file: PathBuf,
-        /// Print JSON (schema `tpack-inspect/2`, documented in docs/cli.md) instead of text.
+        /// Print JSON (schema `tpack-inspect/3`, documented in docs/cli.md) instead of text.
         #[arg(long)]
         json: bool,
         /// With --json: metadata arrays whole (otherwise cut to 32 items and marked `"elided": true`).

@@ -265,10 +265,49 @@ fn foreign_files_are_inspected_directly() {
     assert_fits(&out);
     let doc: Value =
         serde_json::from_str(&assert_ok(&run!("inspect", fixture("model.gguf"), "--json"))).unwrap();
-    assert_eq!(doc["schema"], "tpack-inspect/2");
+    assert_eq!(doc["schema"], "tpack-inspect/3");
     assert_eq!(doc["entries"].as_array().unwrap().len(), 12);
     let out = assert_ok(&run!("inspect", fixture("model.safetensors"), "--entry", "layers.0.attn.q.weight"));
     assert!(out.contains("F32") && out.contains("[4, 8] (32 elements)"), "{out}");
+}
+
+/// A shard set (a Hugging Face index or its directory, the first split of a split GGUF) is inspected as
+/// `convert` reads it: the entries and metadata of the container it converts to.
+#[test]
+fn shard_sets_are_inspected_as_convert_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |d: &Value| -> Vec<(String, String, Value)> {
+        let mut v: Vec<_> = d["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_owned(),
+                    e["dtype"].as_str().unwrap().to_owned(),
+                    e["shape"].clone(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    for (input, files) in [
+        (fixture("sharded"), 5),
+        (fixture("sharded/model.safetensors.index.json"), 5),
+        (fixture("split/model-00001-of-00003.gguf"), 3),
+    ] {
+        let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", input, "--json"))).unwrap();
+        assert_eq!(doc["files"], files, "{}", input.display());
+        let out = dir.path().join("set.tpack");
+        assert_ok(&run!("convert", input, out, "--force"));
+        let converted: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json"))).unwrap();
+        assert_eq!(names(&doc), names(&converted), "{}", input.display());
+        assert_eq!(doc["totals"]["payload_bytes"], converted["totals"]["payload_bytes"]);
+        let text = assert_ok(&run!("inspect", input));
+        assert!(text.replace("\n    ", " ").contains(&format!("shard set of {files} files")), "{text}");
+        assert_fits(&text);
+    }
 }
 
 #[test]
@@ -360,4 +399,176 @@ fn verify_takes_several_files_and_json() {
     let o = run!("verify", good, "--json");
     let doc: Value = serde_json::from_str(&assert_ok(&o)).unwrap();
     assert_eq!(doc["intact"], true);
+}
+
+/// The environment variables through which a test runs itself again as a small process that measures the
+/// `tpack` command it is given (JSON list of arguments) and writes its output to a file.
+///
+/// Why a second process: `ru_maxrss` keeps the high-water mark of the memory a process had before `exec`,
+/// so a child spawned from a test that built an 8 MB fixture in memory reports at least the test's own peak.
+/// The test process's fresh copy has built nothing.
+const PROBE_ARGS: &str = "TPACK_RSS_PROBE_ARGS";
+/// See [`PROBE_ARGS`].
+const PROBE_OUT: &str = "TPACK_RSS_PROBE_OUT";
+
+/// In a probe process (started by [`peak_rss_kib`]): runs the `tpack` command, prints `PEAK_KIB=<n> OK=<b>`
+/// and returns `true`. In a test, returns `false` and does nothing.
+#[cfg(target_os = "linux")]
+fn run_probe() -> bool {
+    let Ok(args) = std::env::var(PROBE_ARGS) else { return false };
+    let args: Vec<String> = serde_json::from_str(&args).unwrap();
+    let out = std::fs::File::create(std::env::var(PROBE_OUT).unwrap()).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tpack"))
+        .args(&args)
+        .stdout(out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that `wait4` fills; the child is ours and waited for only here
+    // (`Child` is dropped without `wait`).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid);
+    drop(child);
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    println!("PEAK_KIB={} OK={ok}", usage.ru_maxrss);
+    true
+}
+
+/// Runs `tpack args` from a fresh copy of this test binary (running the test `test` as a probe) and returns
+/// whether it succeeded, its standard output and its peak resident set in KiB (`ru_maxrss` from `wait4`; the
+/// pages of the mapped file it touched count too).
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(test: &str, args: &[&std::ffi::OsStr]) -> (bool, String, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("stdout");
+    let args: Vec<&str> = args.iter().map(|a| a.to_str().unwrap()).collect();
+    let probe = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(PROBE_ARGS, serde_json::to_string(&args).unwrap())
+        .env(PROBE_OUT, &out_path)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&probe.stdout).into_owned();
+    let line = report.lines().find_map(|l| l.split_once("PEAK_KIB=")).map(|(_, rest)| rest);
+    let line = line.unwrap_or_else(|| panic!("{report}"));
+    let (peak, ok) = line.split_once(" OK=").unwrap();
+    (ok == "true", std::fs::read_to_string(&out_path).unwrap(), peak.parse().unwrap())
+}
+
+/// The peak the done-criterion of issue 22 allows for `inspect` of an 8 MB file, text or JSON.
+const PEAK_LIMIT_KIB: u64 = 64 * 1024;
+
+/// `inspect` and `inspect --json` of `path` each peak under [`PEAK_LIMIT_KIB`] and within the file's size
+/// plus 16 MiB of `baseline` (the same command on a small file of the same shape): memory does not grow with
+/// the values, only with the map. Returns both outputs.
+#[cfg(target_os = "linux")]
+#[track_caller]
+fn assert_bounded(test: &str, what: &str, path: &Path, baseline: &Path) -> [String; 2] {
+    let file_kib = std::fs::metadata(path).unwrap().len() / 1024;
+    [&[][..], &["--json"][..]].map(|flags| {
+        let args = |p: &Path| {
+            let mut a = vec![std::ffi::OsStr::new("inspect"), p.as_os_str()];
+            a.extend(flags.iter().map(std::ffi::OsStr::new));
+            peak_rss_kib(test, &a)
+        };
+        let (ok, out, peak) = args(path);
+        let (base_ok, _, base) = args(baseline);
+        assert!(ok && base_ok, "{what} {flags:?} failed:\n{out}");
+        eprintln!("{what} {flags:?}: peak {} KiB (small file of the same shape: {base} KiB)", peak);
+        assert!(peak < PEAK_LIMIT_KIB, "{what} {flags:?}: peak RSS {peak} KiB");
+        assert!(peak < base + file_kib + 16 * 1024, "{what} {flags:?}: {peak} KiB against {base} KiB");
+        out
+    })
+}
+
+/// A container with one metadata record `key` holding `value`.
+fn container_of(dir: &Path, name: &str, value: MetaValue<'_>) -> PathBuf {
+    write(dir, name, &container(&["w"], &[("key", value)]))
+}
+
+/// Issue 22: an 8 MB container holding one `array[]` of a million empty `u8[]` took 743 MiB (text) and
+/// 2,208 MiB (`--json`) to print 2.7 KB; an 8,000,000-element `bool[]`, 256 / 744 MiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn inspect_memory_is_bounded_by_what_it_shows_for_containers() {
+    if run_probe() {
+        return;
+    }
+    const TEST: &str = "inspect_memory_is_bounded_by_what_it_shows_for_containers";
+    use tpack::ArrayArray;
+    let dir = tempfile::tempdir().unwrap();
+    let empties = vec![MetaValue::U8Array(&[]); 1_000_000];
+    let big = container_of(dir.path(), "arrays.tpack", MetaValue::ArrayArray(ArrayArray::new(&empties)));
+    let small = container_of(
+        dir.path(),
+        "arrays-small.tpack",
+        MetaValue::ArrayArray(ArrayArray::new(&empties[..10])),
+    );
+    assert!(std::fs::metadata(&big).unwrap().len() > 8_000_000);
+    let [text, json] = assert_bounded(TEST, "array[] of 1,000,000 u8[]", &big, &small);
+    assert!(text.contains("key (array[]) = [u8[] [], u8[] [], "), "{text}");
+    assert!(text.contains(", … 999992…\n"), "the line is cut at 100 columns: {text}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let record = &doc["metadata"][0];
+    assert_eq!(
+        (record["count"].as_u64(), record["value"].as_array().map(Vec::len)),
+        (Some(1_000_000), Some(32))
+    );
+    assert_eq!(record["value"][31], serde_json::json!({"type": "u8[]", "value": []}));
+
+    let bools: Vec<bool> = (0..8_000_000).map(|i| i % 3 == 0).collect();
+    let big = container_of(dir.path(), "bools.tpack", MetaValue::BoolArray(&bools));
+    let small = container_of(dir.path(), "bools-small.tpack", MetaValue::BoolArray(&bools[..10]));
+    let [text, json] = assert_bounded(TEST, "bool[] of 8,000,000", &big, &small);
+    assert!(
+        text.contains("key (bool[]) = [true, false, false, true, false, false, true, false, … 7999992 more]"),
+        "{text}"
+    );
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["metadata"][0]["count"], 8_000_000);
+    assert_eq!(doc["totals"]["elided_values"], 1);
+}
+
+/// Issue 22: a 6 MB GGUF file of 500,000 nested arrays took 425 MiB (text) and 1,108 MiB (`--json`). Written by
+/// PyPI gguf's `GGUFWriter`, which refuses empty arrays, so each holds one `bool`.
+#[cfg(target_os = "linux")]
+#[test]
+fn inspect_memory_is_bounded_by_what_it_shows_for_gguf() {
+    if run_probe() {
+        return;
+    }
+    const TEST: &str = "inspect_memory_is_bounded_by_what_it_shows_for_gguf";
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, count: usize| {
+        let path = dir.path().join(name);
+        let script = format!(
+            "import sys, gguf, numpy as np\n\
+             w = gguf.GGUFWriter(sys.argv[1], arch='llama')\n\
+             w.add_array('test.nested', [[True]] * {count})\n\
+             w.add_tensor('w', np.arange(4, dtype=np.float32))\n\
+             w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()\n"
+        );
+        let out = std::process::Command::new(&py).args(["-c", &script]).arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        path
+    };
+    let big = write("nested.gguf", 500_000);
+    let small = write("nested-small.gguf", 10);
+    assert!(std::fs::metadata(&big).unwrap().len() > 6_000_000);
+    let [text, json] = assert_bounded(TEST, "GGUF with 500,000 nested arrays", &big, &small);
+    assert!(text.contains("test.nested (array[]) = [bool[] [true], bool[] [true], "), "{text}");
+    assert!(
+        text.contains("gguf.key_order (string[]) = [\"general.architecture\", \"test.nested\"]"),
+        "{text}"
+    );
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let nested = doc["metadata"].as_array().unwrap().iter().find(|r| r["key"] == "test.nested").unwrap();
+    assert_eq!(nested["count"], 500_000);
+    assert_eq!(nested["value"][0], serde_json::json!({"type": "bool[]", "value": [true]}));
+    let order = doc["metadata"].as_array().unwrap().iter().find(|r| r["key"] == "gguf.key_order").unwrap();
+    assert!(order["value"].as_array().unwrap().contains(&serde_json::json!("test.nested")), "{order}");
 }

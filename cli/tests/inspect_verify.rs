@@ -55,7 +55,7 @@ fn inspect_shows_a_tree_totals_and_typed_metadata() {
 fn inspect_json_has_the_documented_schema() {
     let (_dir, path) = file_with(&sample());
     let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", path, "--json"))).unwrap();
-    assert_eq!(doc["schema"], "tpack-inspect/2");
+    assert_eq!(doc["schema"], "tpack-inspect/3");
     assert_eq!(doc["version"], serde_json::json!([1, 0]));
     assert_eq!(doc["totals"]["entries"], 4);
     assert_eq!(doc["totals"]["payload_bytes"], 16 + 16 + 3 + 4);
@@ -70,6 +70,38 @@ fn inspect_json_has_the_documented_schema() {
     }
     assert_eq!(doc["metadata"][1], serde_json::json!({"key": "sizes", "type": "u64[]", "value": [784, 10]}));
     assert!(doc["file_length"].as_u64().unwrap() > 0);
+}
+
+/// Issue 22: `inspect --json` showed an f32 as the hex digits of its bits (`"48f42400"`) and an f64 as a number.
+/// Both are numbers now (the shortest decimal that reads back as the same value), and only NaN and ±∞ keep
+/// their bits; text shows the same decimals. `unpack` keeps spec §13's hex, which `pack` reads back exactly.
+#[test]
+fn inspect_shows_f32_as_numbers_and_only_nan_and_infinity_as_bits() {
+    use tpack::zerocopy::little_endian::F32;
+    let f32s = [F32::new(0.1), F32::new(f32::from_bits(0x7fc0_0001)), F32::new(f32::NEG_INFINITY)];
+    let mut b = Builder::new();
+    b.push(NewEntry::new("w", Dtype::F32, &[1], &[0; 4])).unwrap();
+    b.metadata("rope.freq_base", MetaValue::F32(500_000.0)).unwrap();
+    b.metadata("f32s", MetaValue::F32Array(&f32s)).unwrap();
+    b.metadata("f64", MetaValue::F64(0.1)).unwrap();
+    let (dir, path) = file_with(&b.finish().unwrap());
+    let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", path, "--json"))).unwrap();
+    let value = |key: &str| {
+        doc["metadata"].as_array().unwrap().iter().find(|m| m["key"] == key).unwrap()["value"].clone()
+    };
+    assert_eq!(value("rope.freq_base").to_string(), "500000.0");
+    assert_eq!(value("f32s"), serde_json::json!([0.1, {"f32_bits": "7fc00001"}, {"f32_bits": "ff800000"}]));
+    assert_eq!(value("f32s")[0].to_string(), "0.1", "the f32's shortest decimal, not 0.10000000149011612");
+    assert_eq!(value("f64").to_string(), "0.1");
+    let text = assert_ok(&run!("inspect", path));
+    assert!(text.contains("rope.freq_base (f32) = 500000.0"), "{text}");
+    // The manifest keeps every bit: spec §13's hex.
+    let out = dir.path().join("unpacked");
+    assert_ok(&run!("unpack", path, "-o", out));
+    let manifest: Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let record =
+        manifest["metadata"].as_array().unwrap().iter().find(|m| m["key"] == "f32s").unwrap().clone();
+    assert_eq!(record["value"], serde_json::json!(["3dcccccd", "7fc00001", "ff800000"]));
 }
 
 #[test]

@@ -24,25 +24,27 @@ fn expected_size(t: &GgufTensor<'_>) -> u128 {
     t.dims[1..].iter().fold(ne0 / block * size, |n, &d| n * u128::from(d))
 }
 
-/// Reads every element of `a`; returns its nesting depth (1 for an array of scalars).
+/// Reads every element of `a`: exactly `len()` of them, all of its element type; returns its nesting depth
+/// (1 for an array of scalars).
 fn touch_array(a: &GgufArray<'_>) -> usize {
-    let sum: u64 = match a {
-        GgufArray::U8(v) => v.iter().map(|&x| u64::from(x)).sum(),
-        GgufArray::I8(v) => v.iter().map(|&x| x as u64).fold(0, u64::wrapping_add),
-        GgufArray::U16(v) => v.iter().map(|&x| u64::from(x)).sum(),
-        GgufArray::I16(v) => v.iter().map(|&x| x as u64).fold(0, u64::wrapping_add),
-        GgufArray::U32(v) => v.iter().map(|&x| u64::from(x)).sum(),
-        GgufArray::I32(v) => v.iter().map(|&x| x as u64).fold(0, u64::wrapping_add),
-        GgufArray::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).fold(0, u64::wrapping_add),
-        GgufArray::Bool(v) => v.iter().filter(|&&b| b).count() as u64,
-        GgufArray::String(v) => v.iter().map(|s| s.chars().count() as u64).sum(),
-        GgufArray::U64(v) => v.iter().fold(0, |a, &x| a ^ x),
-        GgufArray::I64(v) => v.iter().fold(0, |a, &x| a ^ x as u64),
-        GgufArray::F64(v) => v.iter().fold(0, |a, x| a ^ x.to_bits()),
-        GgufArray::Array(v) => return 1 + v.iter().map(touch_array).max().unwrap_or(0),
-    };
-    black_box((sum, a.len(), a.is_empty(), a.element_type_name()));
-    1
+    let mut count = 0usize;
+    let mut depth = 1;
+    for item in a.iter() {
+        count += 1;
+        match &item {
+            GgufValue::Array(inner) => {
+                assert_eq!(a.element_type_name(), "array");
+                depth = depth.max(1 + touch_array(inner));
+            }
+            other => {
+                assert_eq!(other.type_name(), a.element_type_name());
+                black_box(format!("{other:?}"));
+            }
+        }
+    }
+    assert_eq!(count, a.len(), "the elements read are the count declared");
+    black_box((a.is_empty(), a.iter().len()));
+    depth
 }
 
 fn touch_value(v: &GgufValue<'_>) {

@@ -1,11 +1,12 @@
 //! What [`crate::parse`] returns: the file, its metadata values and its tensors, borrowing from the input.
 
 use alloc::vec::Vec;
+use core::fmt;
 
-use crate::format::{
-    value_type_name, GgmlType, T_ARRAY, T_BOOL, T_F32, T_F64, T_I16, T_I32, T_I64, T_I8, T_STRING, T_U16,
-    T_U32, T_U64, T_U8,
-};
+#[cfg(doc)]
+use crate::format::MAX_ARRAY_DEPTH;
+use crate::format::{value_type_name, GgmlType};
+use crate::read::Reader;
 
 /// A parsed GGUF file, borrowing its strings and tensor data from the input.
 ///
@@ -43,7 +44,7 @@ impl<'a> Gguf<'a> {
 }
 
 /// One metadata value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GgufValue<'a> {
     /// A `uint8`.
     U8(u8),
@@ -94,83 +95,124 @@ impl GgufValue<'_> {
     }
 }
 
-/// One metadata array: all its elements have one type. Elements of an array of arrays each carry their own
-/// element type and length.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GgufArray<'a> {
-    /// `uint8` elements.
-    U8(Vec<u8>),
-    /// `int8` elements.
-    I8(Vec<i8>),
-    /// `uint16` elements.
-    U16(Vec<u16>),
-    /// `int16` elements.
-    I16(Vec<i16>),
-    /// `uint32` elements.
-    U32(Vec<u32>),
-    /// `int32` elements.
-    I32(Vec<i32>),
-    /// `float32` elements.
-    F32(Vec<f32>),
-    /// `bool` elements.
-    Bool(Vec<bool>),
-    /// `string` elements, borrowed from the input.
-    String(Vec<&'a str>),
-    /// `uint64` elements.
-    U64(Vec<u64>),
-    /// `int64` elements.
-    I64(Vec<i64>),
-    /// `float64` elements.
-    F64(Vec<f64>),
-    /// Arrays, each with its own element type and length.
-    Array(Vec<GgufArray<'a>>),
+/// One metadata array, borrowed from the input and read element by element: all its elements have one
+/// type, and the elements of an array of arrays each carry their own element type and length.
+///
+/// The parser checked every element (booleans 0 or 1, strings UTF-8, nesting at most [`MAX_ARRAY_DEPTH`]
+/// levels) but copied none: a file of a million arrays costs no memory per array until they are iterated,
+/// and iterating costs O(1) memory per level.
+#[derive(Clone, Copy)]
+pub struct GgufArray<'a> {
+    /// The element type code, one of the known value types.
+    element_type: u32,
+    /// The number of elements.
+    len: usize,
+    /// The elements as stored, exactly their bytes.
+    bytes: &'a [u8],
+    /// Whether numbers are stored big-endian.
+    big_endian: bool,
+    /// The array's nesting level: 1 for a metadata value, 2 for an element of one, ...
+    depth: usize,
 }
 
-impl GgufArray<'_> {
+impl<'a> GgufArray<'a> {
+    /// An array of `len` elements of type `element_type`, stored in `bytes`, which the parser validated.
+    pub(crate) fn from_validated(
+        element_type: u32,
+        len: usize,
+        bytes: &'a [u8],
+        big_endian: bool,
+        depth: usize,
+    ) -> Self {
+        Self { element_type, len, bytes, big_endian, depth }
+    }
+
     /// The number of elements.
+    #[must_use]
     pub fn len(&self) -> usize {
-        match self {
-            GgufArray::U8(v) => v.len(),
-            GgufArray::I8(v) => v.len(),
-            GgufArray::U16(v) => v.len(),
-            GgufArray::I16(v) => v.len(),
-            GgufArray::U32(v) => v.len(),
-            GgufArray::I32(v) => v.len(),
-            GgufArray::F32(v) => v.len(),
-            GgufArray::Bool(v) => v.len(),
-            GgufArray::String(v) => v.len(),
-            GgufArray::U64(v) => v.len(),
-            GgufArray::I64(v) => v.len(),
-            GgufArray::F64(v) => v.len(),
-            GgufArray::Array(v) => v.len(),
-        }
+        self.len
     }
 
     /// Whether the array has no elements.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
     /// The GGUF name of the element type (`"uint32"`, `"string"`, `"array"`, ...).
+    #[must_use]
     pub fn element_type_name(&self) -> &'static str {
-        let code = match self {
-            GgufArray::U8(_) => T_U8,
-            GgufArray::I8(_) => T_I8,
-            GgufArray::U16(_) => T_U16,
-            GgufArray::I16(_) => T_I16,
-            GgufArray::U32(_) => T_U32,
-            GgufArray::I32(_) => T_I32,
-            GgufArray::F32(_) => T_F32,
-            GgufArray::Bool(_) => T_BOOL,
-            GgufArray::String(_) => T_STRING,
-            GgufArray::U64(_) => T_U64,
-            GgufArray::I64(_) => T_I64,
-            GgufArray::F64(_) => T_F64,
-            GgufArray::Array(_) => T_ARRAY,
-        };
-        value_type_name(code).unwrap_or("array")
+        value_type_name(self.element_type).unwrap_or("array")
+    }
+
+    /// The elements in order, each decoded as it is reached: numbers in the host's terms (a big-endian
+    /// file's already swapped), strings borrowed, arrays as views like this one.
+    #[must_use]
+    pub fn iter(&self) -> GgufElements<'a> {
+        GgufElements {
+            element_type: self.element_type,
+            remaining: self.len,
+            depth: self.depth,
+            reader: Reader::of_validated(self.bytes, self.big_endian),
+        }
     }
 }
+
+impl<'a> IntoIterator for &GgufArray<'a> {
+    type Item = GgufValue<'a>;
+    type IntoIter = GgufElements<'a>;
+
+    fn into_iter(self) -> GgufElements<'a> {
+        self.iter()
+    }
+}
+
+impl PartialEq for GgufArray<'_> {
+    /// The same element type and the same elements, whichever byte order each was stored in.
+    fn eq(&self, other: &Self) -> bool {
+        self.element_type == other.element_type && self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for GgufArray<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.element_type_name())?;
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The elements of a [`GgufArray`], from [`GgufArray::iter`].
+#[derive(Clone)]
+pub struct GgufElements<'a> {
+    element_type: u32,
+    remaining: usize,
+    depth: usize,
+    reader: Reader<'a>,
+}
+
+impl<'a> Iterator for GgufElements<'a> {
+    type Item = GgufValue<'a>;
+
+    fn next(&mut self) -> Option<GgufValue<'a>> {
+        self.remaining = self.remaining.checked_sub(1)?;
+        // The parser validated these bytes, so decoding cannot fail; if it did, the iterator ends.
+        match self.reader.element(self.element_type, self.depth) {
+            Ok(value) => Some(value),
+            Err(_) => {
+                self.remaining = 0;
+                None
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for GgufElements<'_> {}
+
+impl core::iter::FusedIterator for GgufElements<'_> {}
 
 /// One tensor: its info and its bytes. Made by [`crate::parse`] only (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,8 +20,9 @@
 //! version 3 share one layout (version 3 added big-endian files, which are read too).
 //!
 //! The input is untrusted: nothing here panics or indexes unchecked, every offset computation is checked,
-//! memory stays proportional to the input's size whatever counts it declares, and the running time is
-//! O(n log n) in the input's size (the uniqueness and overlap checks sort or search).
+//! memory stays proportional to the number of keys and tensors whatever counts the file declares (a metadata
+//! array is a validated view of the input, read element by element with [`GgufArray::iter`], never copied),
+//! and the running time is O(n log n) in the input's size (the uniqueness and overlap checks sort or search).
 //!
 //! ```
 //! // The smallest GGUF file: a version-3 header declaring no tensors and no metadata.
@@ -35,8 +36,8 @@
 //! # Ok::<(), tpack_gguf::GgufError>(())
 //! ```
 //!
-//! The crate is `no_std` and needs only `alloc`: the metadata, the tensor list and each tensor's dimensions
-//! are vectors (their lengths come from the file), and error messages name keys and tensors as owned
+//! The crate is `no_std` and needs only `alloc`: the list of metadata keys, the tensor list and each
+//! tensor's dimensions are vectors (their lengths come from the file), and error messages name keys and tensors as owned
 //! strings. Uniqueness of keys and names is checked with a `BTreeSet`, so no hasher is needed either. It
 //! knows nothing of tpack: mapping GGML types to other formats is the caller's business.
 #![no_std]
@@ -66,7 +67,7 @@ mod read;
 mod tests;
 
 pub use error::GgufError;
-pub use file::{Gguf, GgufArray, GgufTensor, GgufValue};
+pub use file::{Gguf, GgufArray, GgufElements, GgufTensor, GgufValue};
 pub use format::{
     value_type_name, GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_ARRAY_DEPTH, MAX_DIMS,
 };

@@ -113,7 +113,8 @@ fn to_u64(n: usize) -> u64 {
 
 /// A cursor over the input. Every read either consumes exactly what it returns or fails with the offset of
 /// the item it was reading.
-struct Reader<'a> {
+#[derive(Clone)]
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     /// Numbers are big-endian (told by the version field, which the header reads first).
@@ -231,8 +232,10 @@ impl<'a> Reader<'a> {
         byte_to_bool(self.u8("metadata value")?, key)
     }
 
-    /// An array (element type, count, elements) at nesting level `depth` (1 for a top-level array).
-    fn gguf_array(&mut self, key: &str, depth: usize) -> Result<GgufArray<'a>, GgufError> {
+    /// An array (element type, count, elements) at nesting level `depth` (1 for a top-level array), checked
+    /// element by element and returned as a view of its bytes: nothing is copied or allocated, whatever its
+    /// count, so memory does not grow with the file's arrays (a 6 MB file can hold 500,000 nested arrays).
+    pub(crate) fn gguf_array(&mut self, key: &str, depth: usize) -> Result<GgufArray<'a>, GgufError> {
         if depth > MAX_ARRAY_DEPTH {
             return Err(GgufError::ArrayTooDeep { key: key.into() });
         }
@@ -241,66 +244,51 @@ impl<'a> Reader<'a> {
         let count = self.u64("array header")?;
         let min =
             min_encoded_size(code).ok_or_else(|| GgufError::UnknownValueType { key: key.into(), code })?;
-        // Every element takes at least `min` bytes: refuse counts the input cannot hold before reserving.
+        // Every element takes at least `min` bytes: refuse counts the input cannot hold up front.
         let n = count
             .checked_mul(min)
             .filter(|&need| need <= to_u64(self.remaining()))
             .and_then(|_| usize::try_from(count).ok())
             .ok_or_else(|| truncated("array", at))?;
-        Ok(match code {
-            T_U8 => GgufArray::U8(self.take(n, "array elements")?.to_vec()),
-            T_I8 => GgufArray::I8(self.fixed(n, i8::from_le_bytes)?),
-            T_U16 => GgufArray::U16(self.fixed(n, u16::from_le_bytes)?),
-            T_I16 => GgufArray::I16(self.fixed(n, i16::from_le_bytes)?),
-            T_U32 => GgufArray::U32(self.fixed(n, u32::from_le_bytes)?),
-            T_I32 => GgufArray::I32(self.fixed(n, i32::from_le_bytes)?),
-            T_F32 => GgufArray::F32(self.fixed(n, f32::from_le_bytes)?),
-            T_BOOL => GgufArray::Bool(
-                self.take(n, "array elements")?
-                    .iter()
-                    .map(|&b| byte_to_bool(b, key))
-                    .collect::<Result<_, _>>()?,
-            ),
-            T_U64 => GgufArray::U64(self.fixed(n, u64::from_le_bytes)?),
-            T_I64 => GgufArray::I64(self.fixed(n, i64::from_le_bytes)?),
-            T_F64 => GgufArray::F64(self.fixed(n, f64::from_le_bytes)?),
-            T_STRING => GgufArray::String(self.repeat(n, |r| r.string("string in an array"))?),
-            T_ARRAY => GgufArray::Array(self.repeat(n, |r| r.gguf_array(key, depth.saturating_add(1)))?),
-            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
-        })
-    }
-
-    /// `n` fixed-size little-endian numbers.
-    fn fixed<const N: usize, T>(&mut self, n: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>, GgufError> {
-        let at = self.pos;
-        let len = n.checked_mul(N).ok_or_else(|| truncated("array elements", at))?;
-        let raw = self.take(len, "array elements")?;
-        let big_endian = self.big_endian;
-        // `chunks_exact` yields only N-byte chunks, so the conversion never fails.
-        Ok(raw
-            .chunks_exact(N)
-            .filter_map(|c| <[u8; N]>::try_from(c).ok())
-            .map(|mut c| {
-                if big_endian {
-                    c.reverse();
+        let start = self.pos;
+        match code {
+            T_U8 | T_I8 | T_U16 | T_I16 | T_U32 | T_I32 | T_F32 | T_U64 | T_I64 | T_F64 => {
+                let width = usize::try_from(min).map_err(|_| truncated("array elements", at))?;
+                let len = n.checked_mul(width).ok_or_else(|| truncated("array elements", at))?;
+                self.take(len, "array elements")?;
+            }
+            T_BOOL => {
+                for &b in self.take(n, "array elements")? {
+                    byte_to_bool(b, key)?;
                 }
-                from(c)
-            })
-            .collect())
+            }
+            T_STRING => {
+                for _ in 0..n {
+                    self.string("string in an array")?;
+                }
+            }
+            T_ARRAY => {
+                for _ in 0..n {
+                    self.gguf_array(key, depth.saturating_add(1))?;
+                }
+            }
+            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
+        }
+        let bytes = self.bytes.get(start..self.pos).unwrap_or_default();
+        Ok(GgufArray::from_validated(code, n, bytes, self.big_endian, depth))
     }
 
-    /// `n` items read by `item`. The caller has checked that the input can hold `n` items, so reserving them
-    /// up front is bounded by the input's size.
-    fn repeat<T>(
-        &mut self,
-        n: usize,
-        mut item: impl FnMut(&mut Self) -> Result<T, GgufError>,
-    ) -> Result<Vec<T>, GgufError> {
-        let mut items = Vec::with_capacity(n);
-        for _ in 0..n {
-            items.push(item(self)?);
+    /// A reader of the elements `bytes` of an array the parser validated.
+    pub(crate) fn of_validated(bytes: &'a [u8], big_endian: bool) -> Self {
+        Reader { bytes, pos: 0, big_endian }
+    }
+
+    /// The next element, of type `code`, of an array at nesting level `depth` that the parser validated.
+    pub(crate) fn element(&mut self, code: u32, depth: usize) -> Result<GgufValue<'a>, GgufError> {
+        if code == T_ARRAY {
+            return self.gguf_array("", depth.saturating_add(1)).map(GgufValue::Array);
         }
-        Ok(items)
+        self.value(code, "")
     }
 
     /// `count` tensor infos, sizes computed. The vector grows as infos are read (each takes at least 32

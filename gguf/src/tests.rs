@@ -1,6 +1,8 @@
 //! Unit tests: one per rule, each on hand-written bytes from a tiny little-endian GGUF encoder. The files
 //! that gguf-py wrote are tested in `tests/fixtures.rs`.
 
+use std::borrow::ToOwned;
+use std::format;
 use std::string::ToString;
 use std::vec;
 use std::vec::Vec;
@@ -155,24 +157,27 @@ fn parses_every_metadata_type_array_and_tensor() {
     for (key, value) in &scalars {
         assert_eq!(g.get(key), Some(value), "{key}");
     }
+    // Each array as its elements read back, in the order stored.
     let arrays = [
-        ("arr.u8", GgufArray::U8(vec![1, 2, 3])),
-        ("arr.i8", GgufArray::I8(vec![-1, 1])),
-        ("arr.u16", GgufArray::U16(vec![513])),
-        ("arr.i16", GgufArray::I16(vec![-2])),
-        ("arr.u32", GgufArray::U32(vec![9])),
-        ("arr.i32", GgufArray::I32(vec![-9])),
-        ("arr.f32", GgufArray::F32(vec![0.5])),
-        ("arr.bool", GgufArray::Bool(vec![false, true, false])),
-        ("arr.string", GgufArray::String(vec!["a", "é€", ""])),
-        ("arr.u64", GgufArray::U64(vec![10])),
-        ("arr.i64", GgufArray::I64(vec![-10])),
-        ("arr.f64", GgufArray::F64(vec![0.25])),
-        ("arr.empty", GgufArray::U32(vec![])),
-        ("arr.nested", GgufArray::Array(vec![GgufArray::U32(vec![7, 8]), GgufArray::String(vec!["x"])])),
+        ("arr.u8", "uint8[U8(1), U8(2), U8(3)]"),
+        ("arr.i8", "int8[I8(-1), I8(1)]"),
+        ("arr.u16", "uint16[U16(513)]"),
+        ("arr.i16", "int16[I16(-2)]"),
+        ("arr.u32", "uint32[U32(9)]"),
+        ("arr.i32", "int32[I32(-9)]"),
+        ("arr.f32", "float32[F32(0.5)]"),
+        ("arr.bool", "bool[Bool(false), Bool(true), Bool(false)]"),
+        ("arr.string", r#"string[String("a"), String("é€"), String("")]"#),
+        ("arr.u64", "uint64[U64(10)]"),
+        ("arr.i64", "int64[I64(-10)]"),
+        ("arr.f64", "float64[F64(0.25)]"),
+        ("arr.empty", "uint32[]"),
+        ("arr.nested", r#"array[Array(uint32[U32(7), U32(8)]), Array(string[String("x")])]"#),
     ];
-    for (key, array) in arrays {
-        assert_eq!(g.get(key), Some(&GgufValue::Array(array)), "{key}");
+    for (key, want) in arrays {
+        let Some(GgufValue::Array(array)) = g.get(key) else { panic!("{key}") };
+        assert_eq!(format!("{array:?}"), want, "{key}");
+        assert_eq!(array.iter().len(), array.len(), "{key}");
     }
     // File order is kept.
     assert_eq!(g.metadata[0].0, "u8");
@@ -351,11 +356,12 @@ fn nested(depth: usize) -> Vec<u8> {
 #[test]
 fn limits_array_nesting() {
     let ok = with_meta(&[kv("n", T_ARRAY, &nested(MAX_ARRAY_DEPTH))]);
-    let mut expect = GgufArray::U8(vec![5]);
+    let mut expect = "uint8[U8(5)]".to_owned();
     for _ in 1..MAX_ARRAY_DEPTH {
-        expect = GgufArray::Array(vec![expect]);
+        expect = format!("array[Array({expect})]");
     }
-    assert_eq!(parse(&ok).unwrap().get("n"), Some(&GgufValue::Array(expect)));
+    let Some(GgufValue::Array(got)) = parse(&ok).unwrap().get("n").cloned() else { panic!() };
+    assert_eq!(format!("{got:?}"), expect);
     let deep = with_meta(&[kv("n", T_ARRAY, &nested(MAX_ARRAY_DEPTH + 1))]);
     assert_eq!(err(&deep), GgufError::ArrayTooDeep { key: "n".into() });
 }
@@ -550,4 +556,32 @@ fn messages_are_single_lowercase_sentences() {
         let first = m.chars().next().unwrap();
         assert!(!first.is_uppercase() && !m.ends_with('.') && !m.contains('\n'), "{m}");
     }
+}
+
+/// A million empty arrays in one value are parsed without a copy and read back one by one, each a view of
+/// its own 12 bytes.
+#[test]
+fn a_million_nested_arrays_are_views_read_in_order() {
+    let mut items = Vec::new();
+    for i in 0..1_000_000u32 {
+        // Every thousandth item holds one u8, so the order can be seen.
+        if i % 1000 == 0 {
+            items.extend(array(T_U8, 1, &[(i / 1000 % 256) as u8]));
+        } else {
+            items.extend(array(T_U8, 0, &[]));
+        }
+    }
+    let bytes = with_meta(&[kv("many", T_ARRAY, &array(T_ARRAY, 1_000_000, &items))]);
+    let file = parse(&bytes).unwrap();
+    let Some(GgufValue::Array(many)) = file.get("many") else { panic!() };
+    assert_eq!((many.len(), many.element_type_name()), (1_000_000, "array"));
+    let mut seen = 0usize;
+    for (i, item) in many.iter().enumerate() {
+        let GgufValue::Array(inner) = item else { panic!("{i}") };
+        let want: Vec<GgufValue<'_>> =
+            if i % 1000 == 0 { vec![GgufValue::U8((i / 1000 % 256) as u8)] } else { vec![] };
+        assert_eq!(inner.iter().collect::<Vec<_>>(), want, "{i}");
+        seen += 1;
+    }
+    assert_eq!(seen, 1_000_000);
 }

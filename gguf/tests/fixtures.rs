@@ -33,26 +33,20 @@ fn f32_json(v: f32) -> Value {
 }
 
 fn array_json(a: &GgufArray<'_>) -> Value {
-    match a {
-        GgufArray::U8(v) => json!(v),
-        GgufArray::I8(v) => json!(v),
-        GgufArray::U16(v) => json!(v),
-        GgufArray::I16(v) => json!(v),
-        GgufArray::U32(v) => json!(v),
-        GgufArray::I32(v) => json!(v),
-        GgufArray::F32(v) => Value::Array(v.iter().map(|&x| f32_json(x)).collect()),
-        GgufArray::Bool(v) => json!(v),
-        GgufArray::String(v) => json!(v),
-        GgufArray::U64(v) => json!(v),
-        GgufArray::I64(v) => json!(v),
-        GgufArray::F64(v) => json!(v),
-        GgufArray::Array(_) => panic!("gguf-py flattens arrays of arrays, so no fixture has one"),
-    }
+    Value::Array(
+        a.iter()
+            .map(|item| match item {
+                GgufValue::F32(x) => f32_json(x),
+                GgufValue::Array(_) => panic!("gguf-py flattens arrays of arrays, so no fixture has one"),
+                other => scalar_json(&other),
+            })
+            .collect(),
+    )
 }
 
-/// A metadata value in the shape of `readback.py`'s output.
-fn value_json(v: &GgufValue<'_>) -> Value {
-    let value = match v {
+/// A scalar as `readback.py` has it.
+fn scalar_json(v: &GgufValue<'_>) -> Value {
+    match v {
         GgufValue::U8(x) => json!(x),
         GgufValue::I8(x) => json!(x),
         GgufValue::U16(x) => json!(x),
@@ -65,11 +59,18 @@ fn value_json(v: &GgufValue<'_>) -> Value {
         GgufValue::U64(x) => json!(x),
         GgufValue::I64(x) => json!(x),
         GgufValue::F64(x) => json!(x),
+        GgufValue::Array(a) => array_json(a),
+    }
+}
+
+/// A metadata value in the shape of `readback.py`'s output.
+fn value_json(v: &GgufValue<'_>) -> Value {
+    match v {
         GgufValue::Array(a) => {
-            return json!({"type": "ARRAY", "item_type": py_type(a.element_type_name()), "value": array_json(a)})
+            json!({"type": "ARRAY", "item_type": py_type(a.element_type_name()), "value": array_json(a)})
         }
-    };
-    json!({"type": py_type(v.type_name()), "value": value})
+        other => json!({"type": py_type(v.type_name()), "value": scalar_json(other)}),
+    }
 }
 
 fn sha256(bytes: &[u8]) -> String {
@@ -137,10 +138,9 @@ fn big_endian_file_reads_as_gguf_py_reads_it() {
     assert_eq!(file.get("test.uint32"), Some(&GgufValue::U32(305_419_896)));
     assert_eq!(file.get("test.int64"), Some(&GgufValue::I64(-81_985_529_216_486_895)));
     assert_eq!(file.get("test.float32"), Some(&GgufValue::F32(-1.5)));
-    assert_eq!(
-        file.get("test.array.int32"),
-        Some(&GgufValue::Array(GgufArray::I32(vec![1, -2, 16_909_060])))
-    );
+    let Some(GgufValue::Array(ints)) = file.get("test.array.int32") else { panic!("test.array.int32") };
+    let ints: Vec<GgufValue<'_>> = ints.iter().collect();
+    assert_eq!(ints, [GgufValue::I32(1), GgufValue::I32(-2), GgufValue::I32(16_909_060)]);
     let tensors = expected("bigendian.gguf")["tensors"].clone();
     for t in &file.tensors {
         let width = usize::try_from(t.ggml_type.type_size()).unwrap();

@@ -28,7 +28,6 @@ pub fn open_file(py: Python<'_>, path: PathBuf) -> PyResult<NativeContainer> {
         Ok(file) => file,
         Err(OpenError::Io(e)) => return Err(os_error(&e, Some(&path))),
         Err(OpenError::Format(e)) => return Err(format_error(py, e, Kind::Format, None, None)),
-        Err(e) => return Err(PyValueError::new_err(e.to_string())),
     };
     parse(py, Bytes::Mapped(file))
 }

@@ -5,7 +5,8 @@
 
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use tpack::{Container, Error};
+use pyo3::types::PyDict;
+use tpack::{Container, Error, ErrorContext};
 
 /// Which family an error belongs to: a structural rule (found on open), or payload integrity (R37, R50: found
 /// by `verify`).
@@ -15,40 +16,10 @@ pub enum Kind {
     Integrity,
 }
 
-/// The entry an error names, if it names one (an index into the table of the container that broke the rule).
-fn entry_of(error: &Error) -> Option<u32> {
-    match *error {
-        Error::NameBounds { entry }
-        | Error::NamePoolLayout { entry }
-        | Error::NameLength { entry, .. }
-        | Error::NameUtf8 { entry }
-        | Error::DuplicateName { entry }
-        | Error::UnknownDtype { entry, .. }
-        | Error::RankTooLarge { entry, .. }
-        | Error::UnusedDimNonZero { entry, .. }
-        | Error::ShapeOverflow { entry }
-        | Error::BlockShape { entry }
-        | Error::ByteShape { entry }
-        | Error::LengthMismatch { entry, .. }
-        | Error::BadAlignment { entry, .. }
-        | Error::Misaligned { entry, .. }
-        | Error::EntryFlags { entry }
-        | Error::TargetOverflow { entry }
-        | Error::PayloadBounds { entry }
-        | Error::PayloadOrder { entry }
-        | Error::PayloadOverlap { entry }
-        | Error::PaddingNotMinimal { entry }
-        | Error::NestingTooDeep { entry }
-        | Error::NestedInvalid { entry, .. }
-        | Error::EntryChecksum { entry, .. }
-        | Error::MissingGeometry { entry, .. } => Some(entry),
-        _ => None,
-    }
-}
-
-/// The exception for `error`. `entry` overrides the entry the error names (a verification error inside a
-/// nested container names the outer entry that holds it); `container`, when the container is valid, gives
-/// the entry's name.
+/// The exception for `error`: its rule, its message and its context, slot for slot (the context is
+/// destructured whole, so a slot the core adds fails to compile here until the exception has it). `entry`
+/// overrides the entry the error names (a verification error inside a nested container names the outer entry
+/// that holds it); `container`, when the container is valid, gives the entry's name.
 pub fn format_error(
     py: Python<'_>,
     error: Error,
@@ -56,30 +27,41 @@ pub fn format_error(
     entry: Option<u32>,
     container: Option<&Container<'_>>,
 ) -> PyErr {
-    let entry = entry.or_else(|| entry_of(&error));
+    let ErrorContext {
+        entry: named,
+        record,
+        position,
+        offset,
+        section,
+        value,
+        stored,
+        computed,
+        depth,
+        inner_rule,
+    } = error.context();
+    let entry = entry.or(named);
     let name = entry
         .and_then(|e| usize::try_from(e).ok())
         .and_then(|e| container.and_then(|c| c.entry(e)))
         .map(|e| e.name().to_owned());
     let rule = error.rule();
-    let inner = match error {
-        Error::NestedInvalid { inner, .. } => Some(inner.id()),
-        _ => None,
-    };
     let kind = match kind {
         Kind::Format => "format",
         Kind::Integrity => "integrity",
     };
     let built = py.import("tpack._errors").and_then(|m| {
-        m.getattr("_from_native")?.call1((
-            kind,
-            rule.id(),
-            rule.name(),
-            error.to_string(),
-            entry,
-            name,
-            inner,
-        ))
+        let context = PyDict::new(py);
+        context.set_item("entry", entry)?;
+        context.set_item("record", record)?;
+        context.set_item("position", position)?;
+        context.set_item("offset", offset)?;
+        context.set_item("section", section.map(|s| s.name()))?;
+        context.set_item("value", value)?;
+        context.set_item("stored", stored)?;
+        context.set_item("computed", computed)?;
+        context.set_item("depth", depth)?;
+        context.set_item("inner_rule", inner_rule.map(|r| r.id()))?;
+        m.getattr("_from_native")?.call1((kind, rule.id(), rule.name(), error.to_string(), name, context))
     });
     match built {
         Ok(exception) => PyErr::from_value(exception),

@@ -2,17 +2,13 @@
 //!
 //! Reading gives native Python values (int, float, bool, str, bytes, lists); with `typed`, each value comes
 //! with its spec type name, recursively inside `array[]`. Writing takes `(type name, value)` pairs, which
-//! `tpack/_meta.py` infers from Python and numpy values.
+//! `tpack/_meta.py` infers from Python and numpy values, into the core's [`OwnedMetaValue`].
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use tpack::zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
-use tpack::{ArrayArray, MetaType, MetaValue, StringArray};
-use typed_arena::Arena;
-
-/// The deepest `array[]` nesting the format allows (spec §7.1), checked before recursing into Python input.
-const MAX_ARRAY_DEPTH: u32 = 8;
+use tpack::format::MAX_ARRAY_DEPTH;
+use tpack::{MetaType, MetaValue, OwnedMetaValue, UnwritableValue};
 
 /// The spec name of a value type, or its code for a type of a newer minor version.
 pub fn type_name(py: Python<'_>, ty: MetaType) -> PyResult<Bound<'_, PyAny>> {
@@ -78,128 +74,62 @@ pub fn to_py<'py>(py: Python<'py>, value: MetaValue<'_>, typed: bool) -> PyResul
     })
 }
 
-/// A metadata value to write, owning its data.
-pub enum Owned {
-    U64(u64),
-    I64(i64),
-    F64(f64),
-    Bool(bool),
-    Str(String),
-    Bytes(Vec<u8>),
-    U64s(Vec<U64>),
-    I64s(Vec<I64>),
-    F64s(Vec<F64>),
-    Strs(Vec<String>),
-    U8(u8),
-    I8(i8),
-    U16(u16),
-    I16(i16),
-    U32(u32),
-    I32(i32),
-    F32(f32),
-    U8s(Vec<u8>),
-    I8s(Vec<i8>),
-    U16s(Vec<U16>),
-    I16s(Vec<I16>),
-    U32s(Vec<U32>),
-    I32s(Vec<I32>),
-    F32s(Vec<F32>),
-    Bools(Vec<bool>),
-    Arrays(Vec<Owned>),
+/// Reads a `(type name, value)` pair into the core's owned value; an `array[]` value is a list of such pairs.
+pub fn from_py(pair: &Bound<'_, PyAny>) -> PyResult<OwnedMetaValue> {
+    from_py_at(pair, 1)
 }
 
-impl Owned {
-    /// Reads a `(type name, value)` pair; an `array[]` value is a list of such pairs.
-    pub fn from_py(pair: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::from_py_at(pair, 1)
-    }
-
-    fn from_py_at(pair: &Bound<'_, PyAny>, depth: u32) -> PyResult<Self> {
-        let (ty, v): (String, Bound<'_, PyAny>) = pair.extract()?;
-        Ok(match ty.as_str() {
-            "u64" => Owned::U64(v.extract()?),
-            "i64" => Owned::I64(v.extract()?),
-            "f64" => Owned::F64(v.extract()?),
-            "bool" => Owned::Bool(v.extract()?),
-            "string" => Owned::Str(v.extract()?),
-            "bytes" => Owned::Bytes(v.cast::<PyBytes>()?.as_bytes().to_vec()),
-            "u64[]" => Owned::U64s(v.extract::<Vec<u64>>()?.into_iter().map(U64::new).collect()),
-            "i64[]" => Owned::I64s(v.extract::<Vec<i64>>()?.into_iter().map(I64::new).collect()),
-            "f64[]" => Owned::F64s(v.extract::<Vec<f64>>()?.into_iter().map(F64::new).collect()),
-            "string[]" => Owned::Strs(v.extract()?),
-            "u8" => Owned::U8(v.extract()?),
-            "i8" => Owned::I8(v.extract()?),
-            "u16" => Owned::U16(v.extract()?),
-            "i16" => Owned::I16(v.extract()?),
-            "u32" => Owned::U32(v.extract()?),
-            "i32" => Owned::I32(v.extract()?),
-            "f32" => Owned::F32(v.extract()?),
-            "u8[]" => Owned::U8s(v.extract()?),
-            "i8[]" => Owned::I8s(v.extract()?),
-            "u16[]" => Owned::U16s(v.extract::<Vec<u16>>()?.into_iter().map(U16::new).collect()),
-            "i16[]" => Owned::I16s(v.extract::<Vec<i16>>()?.into_iter().map(I16::new).collect()),
-            "u32[]" => Owned::U32s(v.extract::<Vec<u32>>()?.into_iter().map(U32::new).collect()),
-            "i32[]" => Owned::I32s(v.extract::<Vec<i32>>()?.into_iter().map(I32::new).collect()),
-            "f32[]" => Owned::F32s(v.extract::<Vec<f32>>()?.into_iter().map(F32::new).collect()),
-            "bool[]" => Owned::Bools(v.extract()?),
-            "array[]" => {
-                if depth > MAX_ARRAY_DEPTH {
-                    return Err(PyValueError::new_err("metadata arrays nest at most 8 levels of array[]"));
-                }
-                let mut items = Vec::new();
-                for item in v.try_iter()? {
-                    items.push(Self::from_py_at(&item?, depth.saturating_add(1))?);
-                }
-                Owned::Arrays(items)
-            }
-            _ => return Err(PyValueError::new_err(format!("unknown metadata type {ty:?}"))),
-        })
-    }
+/// The core's refusal as a `ValueError` (the key is not known here; the caller names the value).
+fn unwritable(e: UnwritableValue) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
-/// Where the borrowed slices of a lowered value live while it is written.
-#[derive(Default)]
-pub struct Lowering<'a> {
-    strings: Arena<Vec<&'a str>>,
-    arrays: Arena<Vec<MetaValue<'a>>>,
-}
-
-impl<'a> Lowering<'a> {
-    /// The core's view of `value`.
-    pub fn lower(&'a self, value: &'a Owned) -> MetaValue<'a> {
-        match value {
-            Owned::U64(v) => MetaValue::U64(*v),
-            Owned::I64(v) => MetaValue::I64(*v),
-            Owned::F64(v) => MetaValue::F64(*v),
-            Owned::Bool(v) => MetaValue::Bool(*v),
-            Owned::Str(v) => MetaValue::String(v),
-            Owned::Bytes(v) => MetaValue::Bytes(v),
-            Owned::U64s(v) => MetaValue::U64Array(v),
-            Owned::I64s(v) => MetaValue::I64Array(v),
-            Owned::F64s(v) => MetaValue::F64Array(v),
-            Owned::Strs(v) => {
-                let items = self.strings.alloc(v.iter().map(String::as_str).collect());
-                MetaValue::StringArray(StringArray::new(items))
-            }
-            Owned::U8(v) => MetaValue::U8(*v),
-            Owned::I8(v) => MetaValue::I8(*v),
-            Owned::U16(v) => MetaValue::U16(*v),
-            Owned::I16(v) => MetaValue::I16(*v),
-            Owned::U32(v) => MetaValue::U32(*v),
-            Owned::I32(v) => MetaValue::I32(*v),
-            Owned::F32(v) => MetaValue::F32(*v),
-            Owned::U8s(v) => MetaValue::U8Array(v),
-            Owned::I8s(v) => MetaValue::I8Array(v),
-            Owned::U16s(v) => MetaValue::U16Array(v),
-            Owned::I16s(v) => MetaValue::I16Array(v),
-            Owned::U32s(v) => MetaValue::U32Array(v),
-            Owned::I32s(v) => MetaValue::I32Array(v),
-            Owned::F32s(v) => MetaValue::F32Array(v),
-            Owned::Bools(v) => MetaValue::BoolArray(v),
-            Owned::Arrays(items) => {
-                let items = self.arrays.alloc(items.iter().map(|item| self.lower(item)).collect());
-                MetaValue::ArrayArray(ArrayArray::new(items))
-            }
+fn from_py_at(pair: &Bound<'_, PyAny>, depth: u8) -> PyResult<OwnedMetaValue> {
+    let (name, v): (String, Bound<'_, PyAny>) = pair.extract()?;
+    let ty = MetaType::from_name(&name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown metadata type {name:?}")))?;
+    Ok(match ty {
+        MetaType::U64 => v.extract::<u64>()?.into(),
+        MetaType::I64 => v.extract::<i64>()?.into(),
+        MetaType::F64 => v.extract::<f64>()?.into(),
+        MetaType::BOOL => v.extract::<bool>()?.into(),
+        MetaType::STRING => v.extract::<String>()?.into(),
+        MetaType::BYTES => OwnedMetaValue::bytes(v.cast::<PyBytes>()?.as_bytes()),
+        MetaType::U64_ARRAY => v.extract::<Vec<u64>>()?.into(),
+        MetaType::I64_ARRAY => v.extract::<Vec<i64>>()?.into(),
+        MetaType::F64_ARRAY => v.extract::<Vec<f64>>()?.into(),
+        MetaType::STRING_ARRAY => {
+            OwnedMetaValue::string_array(v.extract::<Vec<String>>()?).map_err(unwritable)?
         }
-    }
+        MetaType::U8 => v.extract::<u8>()?.into(),
+        MetaType::I8 => v.extract::<i8>()?.into(),
+        MetaType::U16 => v.extract::<u16>()?.into(),
+        MetaType::I16 => v.extract::<i16>()?.into(),
+        MetaType::U32 => v.extract::<u32>()?.into(),
+        MetaType::I32 => v.extract::<i32>()?.into(),
+        MetaType::F32 => v.extract::<f32>()?.into(),
+        MetaType::U8_ARRAY => OwnedMetaValue::u8_array(v.extract::<Vec<u8>>()?),
+        MetaType::I8_ARRAY => v.extract::<Vec<i8>>()?.into(),
+        MetaType::U16_ARRAY => v.extract::<Vec<u16>>()?.into(),
+        MetaType::I16_ARRAY => v.extract::<Vec<i16>>()?.into(),
+        MetaType::U32_ARRAY => v.extract::<Vec<u32>>()?.into(),
+        MetaType::I32_ARRAY => v.extract::<Vec<i32>>()?.into(),
+        MetaType::F32_ARRAY => v.extract::<Vec<f32>>()?.into(),
+        MetaType::BOOL_ARRAY => v.extract::<Vec<bool>>()?.into(),
+        MetaType::ARRAY_ARRAY => {
+            // The core refuses deeper nesting too; this bound keeps a hostile Python list from recursing
+            // without end before the core sees it.
+            if depth > MAX_ARRAY_DEPTH {
+                return Err(PyValueError::new_err("metadata arrays nest at most 8 levels of array[]"));
+            }
+            let items = v
+                .try_iter()?
+                .map(|item| from_py_at(&item?, depth.saturating_add(1)))
+                .collect::<PyResult<Vec<_>>>()?;
+            OwnedMetaValue::array_array(items).map_err(unwritable)?
+        }
+        // A type this build names but cannot take from Python: none today (`from_name` knows the types of
+        // format 1.1, all listed above).
+        _ => return Err(PyValueError::new_err(format!("metadata type {name:?} cannot be written"))),
+    })
 }

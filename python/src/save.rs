@@ -11,11 +11,13 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tpack::embedded_io::Write;
-use tpack::write::{EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, Writer};
-use tpack::{AtomicFile, Dtype};
+use tpack::write::{
+    EntryDecl, Mode, SeekWriter, StreamWriter, VecBookkeeping, WriteError, WriteErrorClass, Writer,
+};
+use tpack::{AtomicFile, Dtype, OwnedMetaValue};
 
 use crate::errors::{format_error, os_error, Kind};
-use crate::meta::{Lowering, Owned};
+use crate::meta;
 
 /// One declared entry: name, dtype name, shape, alignment, load address.
 type Decl = (String, String, Vec<u64>, u32, Option<u64>);
@@ -38,15 +40,20 @@ impl<E> From<PyErr> for Failure<E> {
     }
 }
 
-fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl FnOnce(E) -> PyErr) -> PyErr {
-    match failure {
-        Failure::Python(e) => e,
-        Failure::Write(WriteError::Io(e)) => io(e),
-        Failure::Write(WriteError::Format(e)) => format_error(py, e, Kind::Format, None, None),
-        Failure::Write(WriteError::TooLarge) => {
-            PyOverflowError::new_err(WriteError::<E>::TooLarge.to_string())
+/// The exception for `failure`, by the core's class of a writer error (so a new kind of writer error needs no
+/// line here, and a new class fails to compile until it has an exception).
+fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl FnOnce(&E) -> PyErr) -> PyErr {
+    let e = match failure {
+        Failure::Python(e) => return e,
+        Failure::Write(e) => e,
+    };
+    match e.class() {
+        WriteErrorClass::Io(inner) => io(inner),
+        WriteErrorClass::Format(rule) => format_error(py, rule, Kind::Format, None, None),
+        WriteErrorClass::TooLarge => PyOverflowError::new_err(e.to_string()),
+        WriteErrorClass::BufferFull(_) | WriteErrorClass::Misuse { .. } | WriteErrorClass::Poisoned => {
+            PyValueError::new_err(e.to_string())
         }
-        Failure::Write(other) => PyValueError::new_err(other.to_string()),
     }
 }
 
@@ -54,7 +61,7 @@ fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl F
 fn feed<S: Write, M: Mode>(
     w: &mut Writer<S, VecBookkeeping, M>,
     entries: &[Decl],
-    metadata: &[(String, Owned)],
+    metadata: &[(String, OwnedMetaValue)],
     chunks: &Bound<'_, PyAny>,
 ) -> Result<(), Failure<S::Error>> {
     for (name, dtype, shape, alignment, target) in entries {
@@ -64,9 +71,8 @@ fn feed<S: Write, M: Mode>(
         decl.target = *target;
         w.declare(decl)?;
     }
-    let lowering = Lowering::default();
     for (key, value) in metadata {
-        w.metadata(key, lowering.lower(value))?;
+        w.metadata(key, value.as_value())?;
     }
     for chunk in chunks.try_iter()? {
         let chunk = chunk?;
@@ -79,8 +85,8 @@ fn feed<S: Write, M: Mode>(
     Ok(())
 }
 
-fn read_metadata(metadata: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(String, Owned)>> {
-    metadata.into_iter().map(|(key, value)| Ok((key, Owned::from_py(&value)?))).collect()
+fn read_metadata(metadata: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(String, OwnedMetaValue)>> {
+    metadata.into_iter().map(|(key, value)| Ok((key, meta::from_py(&value)?))).collect()
 }
 
 /// Writes a container to `path` atomically: the destination changes only once the whole file is written
@@ -100,7 +106,7 @@ pub fn write_file(
         feed(&mut w, &entries, &metadata, &chunks).and_then(|()| w.finish().map(drop).map_err(Failure::from))
     };
     // On error `file` is dropped here, which deletes the temporary file: the destination is untouched.
-    written.map_err(|f| to_py_err(py, f, |e| os_error(&e, Some(&path))))?;
+    written.map_err(|f| to_py_err(py, f, |e| os_error(e, Some(&path))))?;
     file.commit().map_err(|e| os_error(&e, Some(&path)))
 }
 
@@ -115,6 +121,6 @@ pub fn write_bytes<'py>(
     let metadata = read_metadata(metadata)?;
     let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     let written = feed(&mut w, &entries, &metadata, &chunks).and_then(|()| w.finish().map_err(Failure::from));
-    let bytes = written.map_err(|f| to_py_err(py, f, |e| match e {}))?;
+    let bytes = written.map_err(|f| to_py_err(py, f, |e| match *e {}))?;
     Ok(PyBytes::new(py, &bytes))
 }

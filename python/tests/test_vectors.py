@@ -4,6 +4,7 @@ ones raise with the manifest's rule."""
 from __future__ import annotations
 
 import math
+import pickle
 import struct
 
 import numpy as np
@@ -114,6 +115,69 @@ def test_invalid_vector_raises_its_rule(vector):
     assert err.rule == rule
     assert str(err).startswith(rule + " ")
     assert err.rule_name and err.rule_name in str(err)
+
+
+# Which context attributes each rule's error carries (spec §12, as `tpack.TpackError` documents them); every
+# other attribute is None. `verify()` also names the entry of every integrity error (R37 included).
+CONTEXT = ("entry", "record", "position", "offset", "section", "value", "stored", "computed", "depth", "inner_rule")
+CARRIES = {
+    **{r: {"value"} for r in ("R1", "R3", "R4", "R5", "R6", "R8", "R9")},
+    "R2": set(),
+    "R7": {"offset"},
+    **{r: {"section"} for r in ("R10", "R11", "R12")},
+    **{r: {"stored", "computed"} for r in ("R13", "R14")},
+    **{f"R{n}": {"entry"} for n in (15, 16, 18, 21, 25, 26, 27, 31, 32, 33, 34, 35, 36, 38)},
+    **{f"R{n}": {"entry", "value"} for n in (17, 22, 23, 24, 28, 29, 53)},
+    **{r: {"position"} for r in ("R19", "R20")},
+    "R30": {"entry", "offset"},
+    "R37": {"entry", "offset"},
+    "R39": {"entry", "depth", "inner_rule"},
+    **{f"R{n}": {"record"} for n in (40, 41, 42, 43, 44, 45, 47, 48, 49, 52)},
+    "R46": {"record", "value"},
+    "R50": {"entry", "stored", "computed"},
+    "R51": {"offset"},
+}
+
+
+def raised(vector) -> tpack.TpackError:
+    path = VECTORS / vector["file"]
+    try:
+        with tpack.open(path) as c:
+            c.verify()
+    except tpack.TpackError as e:
+        return e
+    raise AssertionError(f"{vector['file']} raised nothing")
+
+
+def test_every_rule_has_a_row():
+    assert sorted(CARRIES, key=lambda r: int(r[1:])) == [f"R{n}" for n in range(1, 54)]
+
+
+@pytest.mark.parametrize("vector", INVALID, ids=[v["file"] for v in INVALID])
+def test_an_error_carries_its_rules_context_and_its_message_shows_it(vector):
+    err = raised(vector)
+    assert {name for name in CONTEXT if getattr(err, name) is not None} == CARRIES[err.rule], vector["file"]
+    message = str(err)
+    for name in ("record", "position", "offset", "value", "depth"):
+        if getattr(err, name) is not None:
+            assert str(getattr(err, name)) in message, (name, message)
+    for name in ("stored", "computed"):
+        if getattr(err, name) is not None:
+            assert f"{getattr(err, name):#010x}" in message, (name, message)
+    if err.section is not None:
+        assert f"section {err.section}" in message
+    if err.inner_rule is not None:
+        assert f"{err.inner_rule} " in message
+    if err.entry is not None and err.rule not in INTEGRITY:
+        assert f"entry {err.entry}" in message
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is type(err)
+    assert [getattr(back, n) for n in CONTEXT] == [getattr(err, n) for n in CONTEXT]
+
+
+def test_every_context_attribute_is_filled_by_some_vector():
+    filled = {name for v in INVALID for name in CONTEXT if getattr(raised(v), name) is not None}
+    assert filled == set(CONTEXT)
 
 
 def test_an_integrity_error_names_the_entry():

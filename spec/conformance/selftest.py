@@ -410,6 +410,26 @@ def cases():
     yield "R2-magic-not-yet-written", bytes(8) + base[8:], "R2"
     yield "R1-interrupted-early", bytes(8) + base[8:100], "R1"
     yield "R3", patch(base, [("h", "major", 2)]), "R3"
+    # the header diagnosis (section 12): R3 and R5 only when the header is intact; a damaged one that is
+    # otherwise sound as 1.x (R4, R6, R7, R10-R12) and whose checksummed region is in the input is R13
+    yield "order-R13-not-R3-major-bit-flip", patch(base, [("h", "major", 3)], crc=False), "R13"
+    yield "order-R13-not-R3-major-0", patch(base, [("h", "major", 0)], crc=False), "R13"
+    yield "order-R13-not-R5-flag-bit-flip", patch(base, [("h", "incompat", 1 << 63)], crc=False), "R13"
+    yield "order-R13-not-R5-in-minor-1", patch(write11([E("c", "C64", (1,))]), [("h", "incompat", 4)],
+                                                   crc=False), "R13"
+    yield "order-R13-not-R3-trailing-bytes", patch(base, [("h", "major", 3)], crc=False) + b"\0", "R13"
+    yield "order-R13-not-R3-cut-after-prefix", patch(base, [("h", "major", 3)], crc=False)[:-1], "R13"
+    yield "order-R3-intact-header", patch(base, [("h", "major", 3)])[:-1], "R3"
+    yield "order-R5-intact-header", patch(base, [("h", "incompat", 2)]) + b"\0", "R5"
+    yield "order-R3-damaged-R4", patch(base, [("h", "major", 3), ("h", "header_len", 168)], crc=False), "R3"
+    yield "order-R3-damaged-R6", patch(base, [("h", "major", 3), ("h", "descriptor_len", 112)], crc=False), "R3"
+    yield "order-R5-damaged-R7", patch(base, [("h", "incompat", 1), ("h", "reserved", 1)], crc=False), "R5"
+    yield "order-R3-damaged-R10", patch(base, [("h", "major", 3), ("h", "trailer.length", 10 ** 6)], crc=False), "R3"
+    yield "order-R5-damaged-R11", patch(base, [("h", "incompat", 1), ("h", "table.offset", 168)], crc=False), "R5"
+    yield "order-R5-damaged-R12", patch(grow_section(base, 5, bytes(4)), [("h", "incompat", 1)], crc=False), "R5"
+    yield "order-R3-damaged-cut-in-prefix", patch(base, [("h", "major", 3)], crc=False)[:200], "R3"
+    damaged_major = patch(base, [("h", "major", 5)], crc=False)
+    yield "R39-nested-damaged-major", write([E("c", "CONTAINER", (len(damaged_major),), damaged_major)]), "R39"
     yield "R4-minor0-168", patch(base, [("h", "header_len", 168)]), "R4"
     yield "R4-not-mult-8", patch(base, [("h", "header_len", 164), ("h", "minor", 1)]), "R4"
     yield "R4-too-big", patch(base, [("h", "header_len", 4104), ("h", "minor", 1)]), "R4"
@@ -456,6 +476,15 @@ def cases():
     yield "R20-prefix", write([E("ab"), E("a")], index=[0, 1]), "R20"
     yield "R20-nonperm", write([E("a"), E("b"), E("c")], index=[0, 1, 0]), "R20"
     yield "R21", write([E("a"), E("a")]), "R21"
+    # section 12 pins the order inside names and index: entry by entry R15, R16, R17, R18; the pool tail (R16);
+    # the index position by position R19, then R20 or R21
+    yield "order-R17-entry0-before-R15-entry1", patch(write([E(""), E("b")]), [(("d", 1), "name_len", 9)]), "R17"
+    yield "order-R18-entry0-before-R16-entry1", patch(write([E(b"\xff"), E("bc")]),
+                                                      [(("d", 1), "name_offset", 2), (("d", 1), "name_len", 1)]), "R18"
+    yield "order-R18-before-R16-pool-tail", grow_section(write([E(b"a\xff")]), 2, b"x"), "R18"
+    yield "order-R20-position-1-before-R19-position-2", write([E("a"), E("b"), E("c")], index=[1, 0, 7]), "R20"
+    yield "order-R21-position-1-before-R19-position-2", write([E("a"), E("a"), E("c")], index=[0, 1, 1]), "R21"
+    yield "order-R19-position-1-before-R20-position-2", write([E("a"), E("b"), E("c")], index=[0, 0, 1]), "R19"
     # entries
     yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
@@ -480,6 +509,10 @@ def cases():
     yield "R25-q8", write([E("a", "Q8_0", (2 ** 64 - 32,), b"")]), "R25"
     yield "R26-rank0", write([E("a", "Q8_0", (), b"\0" * 34)]), "R26"
     yield "R26-inner", write([E("a", "Q4_0", (33,), b"\0" * 18)]), "R26"
+    # section 12: R26 before the byte-length part of R25 (the byte length of a block dtype is defined only for
+    # whole blocks); (2^64 - 1) // 32 x 34 would overflow; vector invalid/R26-before-byte-length
+    yield "order-R26-before-R25-bytes-Q8_0", write([E("a", "Q8_0", (2 ** 64 - 1,), b"")]), "R26"
+    yield "order-R26-before-R25-bytes-rank-2", write([E("a", "Q8_0", (2 ** 58, 63), b"")]), "R26"
     yield "R27", write([E("a", "RAW", (2, 2), b"abcd")]), "R27"
     yield "R27-container", write([E("a", "CONTAINER", (), b"x")]), "R27"
     yield "R28", write([E("a", "F32", (2,), b"abcdef")]), "R28"
@@ -503,6 +536,7 @@ def cases():
     yield "R35", patch(two, [(("d", 1), "offset", payload_offset(two, 0))]), "R35"
     yield "R36", write([E("a"), E("b", extra_pad=1)]), "R36"
     yield "R36-end", grow_section(base, 4, b"\0"), "R36"
+    # section 6 / R36: with no entries the "last payload" ends where the section starts, so the section is empty
     yield "R36-empty-n0", grow_section(write(), 4, bytes(8)), "R36"
     yield "R37", write([E("a", pad_byte=7)]), "R37"
     # nesting
@@ -510,6 +544,9 @@ def cases():
     yield "R38-depth9-second", write([E("ok", "CONTAINER", (len(inner),), inner), E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R38"
     bad_inner = write([E("")])
     yield "R39", write([E("c", "CONTAINER", (len(bad_inner),), bad_inner)]), "R39"
+    # section 12: the nesting group goes entry by entry in table order
+    yield "order-R39-entry0-before-R38-entry1", write([E("bad", "CONTAINER", (len(bad_inner),), bad_inner),
+                                                       E("deep", "CONTAINER", (len(nest(8)),), nest(8))]), "R39"
     yield "R39-trailing", write([E("c", "CONTAINER", (len(empty) + 1,), empty + b"\0")]), "R39"
     yield "R39-short", write([E("c", "CONTAINER", (4,), b"\x89TPK")]), "R39"
     # metadata
@@ -559,13 +596,23 @@ def cases():
     yield "R46-before-R47-reserved", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
     yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=2),
                                             [(("m", 0), "reserved", 9)]), "R47"
-    # order inside the metadata group is the reader's choice (note A3): this reader checks the
-    # type-independent reserved byte before the value's R40; the type-specific R47 parts after R40
-    yield "choice-R47-reserved-before-R40", patch(write([], [("a", "string", "x")]),
-                                                  [(("m", 0), "value_len", 9), (("m", 0), "reserved", 1)]), "R47"
-    yield "R40-before-R47-inline-value", patch(write([], [("a", "string", "x")]),
-                                               [(("m", 0), "value_len", 9), (("m", 0), "value", 1)]), "R40"
-    yield "R47-before-R40", patch(write([], [("a", "u64[]", [1])]), [(("m", 0), "value_len", 12)]), "R40"
+    # the order inside a metadata record is pinned by section 12: key R40, R41, R42, R43, R44/R45; R46; the
+    # reserved byte (R47); the value's R40, R41; the rest of R47; R48, R49
+    yield "order-R47-reserved-before-value-R40", patch(write([], [("a", "string", "x")]),
+                                                       [(("m", 0), "value_len", 9), (("m", 0), "reserved", 1)]), "R47"
+    yield "order-R40-before-R47-inline-value", patch(write([], [("a", "string", "x")]),
+                                                     [(("m", 0), "value_len", 9), (("m", 0), "value", 1)]), "R40"
+    yield "order-R40-before-R47-value-len-multiple", patch(write([], [("a", "u64[]", [1])]),
+                                                           [(("m", 0), "value_len", 12)]), "R40"
+    two_keys = write([], [("a", "u64", 1), ("bb", "string", "x")])
+    yield "order-R40-key-before-R41", patch(two_keys, [(("m", 1), "key_offset", 900)]), "R40"
+    yield "order-R40-key-before-R42", patch(two_keys, [(("m", 1), "key_len", 2000)]), "R40"
+    yield "order-R41-key-before-R42", patch(two_keys, [(("m", 1), "key_offset", 0), (("m", 1), "key_len", 0)]), "R41"
+    yield "order-R40-value-before-R41", patch(two_keys, [(("m", 1), "value_offset", 900)]), "R40"
+    yield "order-R41-value-before-R47", patch(two_keys, [(("m", 1), "value_offset", 0), (("m", 1), "value", 1)]), "R41"
+    yield "order-R46-before-value-R40", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "value_len", 900)]), "R46"
+    yield "order-R40-before-R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
+                                                            [(("m", 0), "value_len", 900), (("m", 0), "value", 1)]), "R40"
     yield "R43-surrogate-key", write([], [(b"\xed\xb0\x80", "u64", 1)]), "R43"
     yield "R49-overlong-item", write([], [("a", "string[]", [b"ok", b"\xe0\x80\xaf"])]), "R49"
     # points of SPEC_NOTES.md settled by the revised spec (most also pinned by a golden vector)
@@ -917,8 +964,9 @@ def cases_1_1():
     # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-2 file
     yield "R46-type-27-minor-1", m11([("k", 27, b"\x01")]), "R46"
     yield "valid/minor2-type-27", m11([("k", 27, b"\x01")], minor=2), "valid"
-    # a minor-2 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1
-    yield "choice-R47-array[]-item-type-27-minor-2", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
+    # a minor-2 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1, which
+    # says a later minor adds no item types
+    yield "R47-array[]-item-type-27-minor-2", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
                                                          minor=2), "R47"
     # revised R22/R46 (working tree after 94d5792): the 1.1 codes are defined only for minor >= 1, so in a
     # minor-0 file they are undefined, like code 99 (and a 1.0 reader agrees: it rejects them too)
@@ -931,7 +979,28 @@ def cases_1_1():
                                                         E("d", "C64", (1,))]), "R39"
     # each header governs its own container: a minor-1 container in a minor-0 one may use the 1.1 codes
     yield "valid/1.1-codes-nested-minor-1-in-minor-0", write([E("c", "CONTAINER", (len(gguf),), gguf)]), "valid"
-    yield "choice-record-for-code-0", write_ext([E("a")], ext=geometry_item([(0, 1, 1)])), "valid"
+    # section 3.4: a record's dtype may be any code but RAW and CONTAINER, 0 and undefined ones included
+    yield "valid/record-for-code-0", write_ext([E("a")], ext=geometry_item([(0, 1, 1)])), "valid"
+    # R39 covers R51-R53 inside a nested container too
+    no_geometry = write([E("q", "Q4_1", (32,))], minor=1)
+    yield "R39-nested-R53", write([E("c", "CONTAINER", (len(no_geometry),), no_geometry)]), "R39"
+    # R22, R46: the codes of minor 1 are defined in every file of minor 1 and later, so a 1.1 reader reads a
+    # minor-2 file's 1.1 types by their types (not as opaque bytes) and checks them; vectors
+    # valid/format-1-1-as-minor-2, invalid/R48-bool-array-minor-2
+    typed2 = write_ext([E("q", "Q4_1", (32,))], [("b", "bool[]", [True]), ("u", "u16", 7)],
+                       ext=geometry_item([20]), minor=2)
+    yield "valid/1.1-types-in-minor-2", typed2, {
+        "version": [1, 2], "compat_flags": 0,
+        "entries": [{"name": "q", "dtype": "Q4_1", "shape": [32], "offset": payload_offset(typed2, 0),
+                     "length": 20, "alignment": 64, "target": None,
+                     "checksum": zlib.crc32(E("q", "Q4_1", (32,)).payload)}],
+        "metadata": [{"key": "b", "type": "bool[]", "value": [True]}, {"key": "u", "type": "u16", "value": 7}]}
+    yield "R48-1.1-bool[]-in-minor-2", write_ext([], [("b", "bool[]", [1, 2])], minor=2), "R48"
+    yield "R47-1.1-u16-in-minor-2", write_ext([], [("u", "u16", b"\0")], minor=2), "R47"
+    yield "R26-1.1-dtype-in-minor-2", write_ext([E("q", "Q4_1", (16,), bytes(10))], ext=geometry_item([20]),
+                                                minor=2), "R26"
+    # section 3.4: an item may be empty; a block geometry item with no records is well formed
+    yield "valid/1.1-empty-unknown-item", write_ext([E("a")], ext=ext_item(1, b"") + ext_item(6, b"")), "valid"
 
 
 DEFAULT_READER = [sys.executable, READER]

@@ -17,8 +17,10 @@ the GGUF/safetensors dtypes 20-43 and 48-54, the header extension of section
 reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits 9f04cc3, 6929620:
 R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
 a nested R37 is reported as R37, like a nested R50, not as R39); points
-where the text leaves a choice are listed in SPEC_NOTES.md (referenced below
-by note id, e.g. "note A3").
+where the text left a choice are listed in SPEC_NOTES.md (referenced below
+by note id, e.g. "note A3"); since issue 22 the text pins the order inside
+every group of section 12.  Implements the header diagnosis of
+section 12 (a damaged version or flags field is R13, not R3/R5).
 """
 
 import json
@@ -305,6 +307,55 @@ def read_extension(buf, header_len):
     return geometry
 
 
+# ==================================================================== header helpers (sections 3.2, 3.3, 12)
+def check_sections(sections, header_len, total_len, n):
+    """R10, R11, R12 in that order (section 12: R10 for every section in layout
+    order, then R11, then R12).  Returns (rule, message) of the first broken one,
+    or None.  Reads only header fields."""
+    for name, (off, length) in zip(SECTION_NAMES, sections):
+        end = off + length
+        if end > U64_MAX:
+            return "R10", "%s offset+length overflows u64" % name
+        if end > total_len:
+            return "R10", "%s ends at %d beyond total_len %d" % (name, end, total_len)
+    expected = header_len
+    for name, (off, length) in zip(SECTION_NAMES, sections):
+        if off != expected:
+            return "R11", "%s starts at %d, expected %d" % (name, off, expected)
+        expected = off + length
+    if expected != total_len:
+        return "R11", "trailer ends at %d, not total_len %d" % (expected, total_len)
+    (_, t_len), (_, i_len), _, _, _, (_, r_len) = sections
+    if t_len != n * DESCRIPTOR_LEN:
+        return "R12", "table.length %d != %d x 104" % (t_len, n)
+    if i_len != n * 4:
+        return "R12", "index.length %d != %d x 4" % (i_len, n)
+    if r_len != n * 4 + 4:
+        return "R12", "trailer.length %d != %d x 4 + 4" % (r_len, n)
+    return None
+
+
+def region_crc(buf, meta_end):
+    """The header checksum of section 3.3 over [0, meta_end), header_crc left out."""
+    crc = zlib.crc32(buf[0:52])
+    return zlib.crc32(buf[56:meta_end], crc)
+
+
+def newer_reader(rule, message, buf, stored_crc, sound, sections):
+    """Report R3 or R5 ("needs a newer reader") with the header diagnosis of
+    section 12: when the header is otherwise sound read as 1.x (`sound`: R4, R6,
+    R7 and R10-R12 hold) and the input holds its checksummed region, a checksum
+    that does not match means the header is damaged: R13 instead."""
+    m_off, m_len = sections[3]
+    meta_end = m_off + m_len
+    if sound and meta_end <= len(buf):
+        crc = region_crc(buf, meta_end)
+        if crc != stored_crc:
+            fail("R13", "header_crc 0x%08x, computed 0x%08x: the header is damaged (it would read as %s %s)"
+                 % (stored_crc, crc, rule, message))
+    fail(rule, message)
+
+
 # ==================================================================== structural validation
 def open_container(buf, depth):
     """Open a container: the structural rules (R1-R53 except R37 and R50) on buf
@@ -323,13 +374,19 @@ def open_container(buf, depth):
      n, descriptor_len, m, header_crc) = HEADER_FMT.unpack_from(buf, 0)
     if magic != MAGIC:
         fail("R2", "bad magic %s" % magic.hex())
+    sections = [SECTION_FMT.unpack_from(buf, 56 + 16 * k) for k in range(6)]
+    header_len_ok = not (header_len % 8 != 0 or header_len < HEADER_LEN_V1 or header_len > MAX_HEADER_LEN
+                         or (minor == 0 and header_len != HEADER_LEN_V1))
+    # the header diagnosis (section 12): R3 and R5 only for a header that is otherwise
+    # sound as 1.x (R4, R6, R7, R10-R12); newer_reader checks its checksum
+    sound = (header_len_ok and descriptor_len == DESCRIPTOR_LEN and not any(buf[152:160])
+             and check_sections(sections, header_len, total_len, n) is None)
     if major != READER_MAJOR:
-        fail("R3", "version_major %d is not 1" % major)
-    if (header_len % 8 != 0 or header_len < HEADER_LEN_V1 or header_len > MAX_HEADER_LEN
-            or (minor == 0 and header_len != HEADER_LEN_V1)):
+        newer_reader("R3", "version_major %d is not 1" % major, buf, header_crc, sound, sections)
+    if not header_len_ok:
         fail("R4", "header_len %d invalid for minor %d" % (header_len, minor))
     if incompat & ~SUPPORTED_INCOMPAT:
-        fail("R5", "incompat_flags 0x%x" % incompat)
+        newer_reader("R5", "incompat_flags 0x%x" % incompat, buf, header_crc, sound, sections)
     if descriptor_len != DESCRIPTOR_LEN:
         fail("R6", "descriptor_len %d is not 104" % descriptor_len)
     if any(buf[152:160]):
@@ -345,33 +402,15 @@ def open_container(buf, depth):
     newer = minor > READER_MINOR   # file minor above the reader's: unknown codes are skippable
 
     # ---------------------------------------------------------------- sections (R10-R12)
-    sections = [SECTION_FMT.unpack_from(buf, 56 + 16 * k) for k in range(6)]
-    for name, (off, length) in zip(SECTION_NAMES, sections):
-        end = off + length
-        if end > U64_MAX:
-            fail("R10", "%s offset+length overflows u64" % name)
-        if end > total_len:
-            fail("R10", "%s ends at %d beyond total_len %d" % (name, end, total_len))
-    expected = header_len
-    for name, (off, length) in zip(SECTION_NAMES, sections):
-        if off != expected:
-            fail("R11", "%s starts at %d, expected %d" % (name, off, expected))
-        expected = off + length
-    if expected != total_len:
-        fail("R11", "trailer ends at %d, not total_len %d" % (expected, total_len))
+    section_error = check_sections(sections, header_len, total_len, n)
+    if section_error is not None:
+        fail(*section_error)
     (t_off, t_len), (i_off, i_len), (n_off, n_len), (m_off, m_len), \
         (p_off, p_len), (r_off, r_len) = sections
-    if t_len != n * DESCRIPTOR_LEN:
-        fail("R12", "table.length %d != %d x 104" % (t_len, n))
-    if i_len != n * 4:
-        fail("R12", "index.length %d != %d x 4" % (i_len, n))
-    if r_len != n * 4 + 4:
-        fail("R12", "trailer.length %d != %d x 4 + 4" % (r_len, n))
 
     # ---------------------------------------------------------------- checksums (R13-R14)
     meta_end = m_off + m_len
-    crc = zlib.crc32(buf[0:52])
-    crc = zlib.crc32(buf[56:meta_end], crc)
+    crc = region_crc(buf, meta_end)
     if crc != header_crc:
         fail("R13", "header_crc 0x%08x, computed 0x%08x" % (header_crc, crc))
     trailer = struct.unpack_from("<%dI" % (n + 1), buf, r_off)
@@ -409,41 +448,41 @@ def open_container(buf, depth):
     c.entries = entries
 
     # ---------------------------------------------------------------- names and index (R15-R21)
+    # Section 12 pins the order: entry by entry R15, R16, R17, R18; then the tail part
+    # of R16; then the index position by position: R19, then R20 or R21 against the
+    # previous position.
+    cursor = 0
+    raw_names = []
     for e in entries:
         if e.name_offset + e.name_len > n_len:
             fail("R15", "entry %d name [%d,+%d) beyond name pool of %d bytes"
                  % (e.index, e.name_offset, e.name_len, n_len))
-    cursor = 0
-    for e in entries:
         if e.name_offset != cursor:
             fail("R16", "entry %d name at pool offset %d, expected %d" % (e.index, e.name_offset, cursor))
         cursor += e.name_len
-    if cursor < n_len:   # (cursor > n_len is impossible once R15 holds for every entry)
-        fail("R16", "name pool has %d bytes after the last name" % (n_len - cursor))
-    for e in entries:
         if e.name_len == 0 or e.name_len > MAX_NAME_LEN:
             fail("R17", "entry %d name length %d" % (e.index, e.name_len))
-    raw_names = []
-    for e in entries:
         raw = bytes(buf[n_off + e.name_offset:n_off + e.name_offset + e.name_len])
         text = utf8(raw)
         if text is None:
             fail("R18", "entry %d name is not valid UTF-8" % e.index)
         e.name = text
         raw_names.append(raw)
+    if cursor < n_len:   # (cursor > n_len is impossible once R15 holds for every entry)
+        fail("R16", "name pool has %d bytes after the last name" % (n_len - cursor))
     index = struct.unpack_from("<%dI" % n, buf, i_off)
-    for k in range(n):
-        if index[k] >= n:
-            fail("R19", "index[%d] = %d >= n = %d" % (k, index[k], n))
-        if k > 0 and index[k] == index[k - 1]:
-            fail("R19", "index[%d] and index[%d] are both %d" % (k - 1, k, index[k]))
     # Each comparison touches two names; bytes comparison stops at the first
     # difference, so the total work is bounded by the name bytes read (note A6).
     # No separate permutation check (section 5): R19 + R20 + R21 imply it.
-    for k in range(1, n):
+    for k in range(n):
+        if index[k] >= n:
+            fail("R19", "index[%d] = %d >= n = %d" % (k, index[k], n))
+        if k == 0:
+            continue
+        if index[k] == index[k - 1]:
+            fail("R19", "index[%d] and index[%d] are both %d" % (k - 1, k, index[k]))
         if raw_names[index[k - 1]] > raw_names[index[k]]:
             fail("R20", "names at index positions %d and %d are not ascending" % (k - 1, k))
-    for k in range(1, n):
         if raw_names[index[k - 1]] == raw_names[index[k]]:
             fail("R21", "entries %d and %d have the same name" % (index[k - 1], index[k]))
 
@@ -467,16 +506,13 @@ def open_container(buf, depth):
         # The geometry: the reader's own for a known code (R52 made any record for it
         # agree); for an unknown code of a newer minor, its header-extension record if
         # there is one (sections 3.4, 4.1, 10), else none and R26-R28 are not applied.
+        # The per-entry order is pinned by section 12: R22, R23, R24, the element count
+        # of R25, R26, R27, the byte length of R25, R28, R29-R32, R53.  The byte length
+        # of a block dtype is defined only for whole blocks, so it waits for R26.
         geom = own_geometry(e.dtype) if info is not None else geometry.get(e.dtype)
         if geom is not None:
             be, bb = geom
             block = be != 1      # block_elements 1: an element dtype of bb bytes (section 4.1)
-            if block:
-                nbytes = (count // be) * bb   # divide first (section 4.1)
-            else:
-                nbytes = count * bb
-            if nbytes > U64_MAX:
-                fail("R25", "entry %d byte length overflows u64" % i)
             if block:
                 if e.rank == 0:
                     fail("R26", "entry %d block dtype %s with rank 0" % (i, dtype_label(e.dtype)))
@@ -485,6 +521,12 @@ def open_container(buf, depth):
                          % (i, e.dims[e.rank - 1], be, dtype_label(e.dtype)))
             if e.dtype in (DT_RAW, DT_CONTAINER) and e.rank != 1:
                 fail("R27", "entry %d %s has rank %d" % (i, info[0], e.rank))
+            if block:
+                nbytes = (count // be) * bb   # divide first (section 4.1); exact after R26
+            else:
+                nbytes = count * bb
+            if nbytes > U64_MAX:
+                fail("R25", "entry %d byte length overflows u64" % i)
             if e.length != nbytes:
                 fail("R28", "entry %d length %d, dtype %s and shape give %d"
                      % (i, e.length, dtype_label(e.dtype), nbytes))
@@ -588,9 +630,9 @@ def open_container(buf, depth):
         r.value = value
         r.raw = None
         # R47, type-independent part: the reserved byte is zero whatever the type,
-        # unknown types of a newer minor included (sections 10, 12).  It reads no
-        # field another rule validates, so it is checked right after R46 (the
-        # order inside the metadata group is the reader's choice: note A3).
+        # unknown types of a newer minor included (sections 10, 12).  Section 12
+        # pins the order inside a record: key R40, R41, R42, R43, R44/R45; R46; this
+        # reserved byte; then the value (R40, R41, the rest of R47, R48, R49).
         if reserved != 0:
             fail("R47", "record %d reserved byte is %d" % (j, reserved))
         if vtype in META_SCALAR:

@@ -121,6 +121,33 @@ impl<'a> MetaValue<'a> {
         }
     }
 
+    /// The value of an inline type (`u64`, `i64`, `f64`, `bool`: the types a record holds in its 8-byte
+    /// `value` field, spec §7) whose field holds `bits`; the inverse of what a writer stores there.
+    ///
+    /// `None` for a type held in the pool (make it with [`MetaValue::from_encoded`]) or one this crate does
+    /// not know, and for a `bool` that is neither 0 nor 1 (R48).
+    ///
+    /// ```
+    /// use tpack::{MetaType, MetaValue};
+    /// assert_eq!(MetaValue::from_inline(MetaType::I64, u64::MAX), Some(MetaValue::I64(-1)));
+    /// assert_eq!(MetaValue::from_inline(MetaType::BOOL, 2), None);
+    /// assert_eq!(MetaValue::from_inline(MetaType::U32, 7), None);
+    /// ```
+    #[must_use]
+    pub fn from_inline(value_type: MetaType, bits: u64) -> Option<MetaValue<'static>> {
+        Some(match value_type {
+            MetaType::U64 => MetaValue::U64(bits),
+            MetaType::I64 => MetaValue::I64(i64::from_le_bytes(bits.to_le_bytes())),
+            MetaType::F64 => MetaValue::F64(f64::from_bits(bits)),
+            MetaType::BOOL => MetaValue::Bool(match bits {
+                0 => false,
+                1 => true,
+                _ => return None,
+            }),
+            _ => return None,
+        })
+    }
+
     /// The record's inline `value` field: the bits of a scalar, 0 for a value in the pool.
     pub(crate) fn inline_bits(&self) -> u64 {
         match *self {

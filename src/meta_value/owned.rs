@@ -95,12 +95,10 @@ impl OwnedMetaValue {
     #[must_use]
     pub fn as_value(&self) -> MetaValue<'_> {
         match &self.data {
-            Data::Inline(bits) => match self.value_type {
-                MetaType::I64 => MetaValue::I64(i64::from_le_bytes(bits.to_le_bytes())),
-                MetaType::F64 => MetaValue::F64(f64::from_bits(*bits)),
-                MetaType::BOOL => MetaValue::Bool(*bits != 0),
-                _ => MetaValue::U64(*bits),
-            },
+            // Made only from an inline type's valid bits, so the fallback is unreachable.
+            Data::Inline(bits) => {
+                MetaValue::from_inline(self.value_type, *bits).unwrap_or(MetaValue::U64(*bits))
+            }
             Data::Text(text) => MetaValue::String(text),
             Data::Bools(bools) => MetaValue::BoolArray(bools),
             Data::Encoded(bytes) => MetaValue::decode(self.value_type, bytes),

@@ -39,14 +39,20 @@ impl From<&SectionRef> for Bounds {
     }
 }
 
-/// R1–R3: enough bytes for a header, the magic, the major version.
-pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+/// R1–R2: enough bytes for a header, and the magic. The rest of the header is unchecked.
+pub(crate) fn read_magic(bytes: &[u8]) -> Result<&Header, Error> {
     let Ok((header, _)) = Header::ref_from_prefix(bytes) else {
         return Err(Error::TooShort { len: len_u64(bytes.len()) });
     };
     if header.magic != MAGIC {
         return Err(Error::BadMagic);
     }
+    Ok(header)
+}
+
+/// R1–R3: enough bytes for a header, the magic, the major version.
+pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
+    let header = read_magic(bytes)?;
     if header.version_major.get() != VERSION_MAJOR {
         return Err(Error::UnsupportedVersion { major: header.version_major.get() });
     }
@@ -55,8 +61,17 @@ pub(crate) fn read_header(bytes: &[u8]) -> Result<&Header, Error> {
 
 /// R1–R14 on a whole container: returns its sections.
 pub(super) fn check(bytes: &[u8]) -> Result<Sections<'_>, Error> {
-    let header = read_header(bytes)?;
-    check_fields(header)?;
+    let header = read_magic(bytes)?;
+    if let Err(error) = check_fields(header) {
+        if !diagnosable(header, &error) {
+            return Err(error);
+        }
+        // The header diagnosis needs the sections located and the checksummed region in the input.
+        check_sections(header).map_err(|_| error)?;
+        let [.., metadata, _, _] = &header.sections;
+        let region = slice(bytes, 0, Bounds::from(metadata).end).ok_or(error)?;
+        return Err(diagnose(error, region));
+    }
     check_length(header, len_u64(bytes.len()))?;
     check_sections(header)?;
     // Checksums come before the contents, so a damaged file is reported as damaged, not as whatever nonsense
@@ -106,8 +121,22 @@ pub(crate) fn check_length(header: &Header, actual: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// R4–R7: the header's own fields.
+/// R3–R7: the header's own fields, in number order.
 pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
+    let major = header.version_major.get();
+    if major != VERSION_MAJOR {
+        return Err(Error::UnsupportedVersion { major });
+    }
+    check_header_len(header)?;
+    let flags = header.incompat_flags.get();
+    if flags & !KNOWN_INCOMPAT_FLAGS != 0 {
+        return Err(Error::UnknownIncompatFlags { flags });
+    }
+    check_descriptor_and_reserved(header)
+}
+
+/// R4: the header length, for the file's minor version.
+fn check_header_len(header: &Header) -> Result<(), Error> {
     let minor = header.version_minor.get();
     let header_len = header.header_len.get();
     if !header_len.is_multiple_of(8)
@@ -116,10 +145,11 @@ pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
     {
         return Err(Error::HeaderLength { header_len });
     }
-    let incompat = header.incompat_flags.get();
-    if incompat & !KNOWN_INCOMPAT_FLAGS != 0 {
-        return Err(Error::UnknownIncompatFlags { flags: incompat });
-    }
+    Ok(())
+}
+
+/// R6–R7: the descriptor length and the reserved bytes.
+fn check_descriptor_and_reserved(header: &Header) -> Result<(), Error> {
     if header.descriptor_len.get() != DESCRIPTOR_LEN {
         return Err(Error::DescriptorLength { descriptor_len: header.descriptor_len.get() });
     }
@@ -129,6 +159,31 @@ pub(crate) fn check_fields(header: &Header) -> Result<(), Error> {
         return Err(Error::ReservedNonZero { offset });
     }
     Ok(())
+}
+
+/// Whether the header diagnosis of spec §12 judges a header of which [`check_fields`] said `error`.
+///
+/// R3 and R5 send the user for a newer reader, which is wrong advice for a damaged header (one flipped bit of
+/// `version_major` or `incompat_flags` breaks them). So R3 or R5 of a header whose R4, R6 and R7 hold waits
+/// for the caller to check R10–R12 (which, broken, leave it standing) and then [`diagnose`] the checksum.
+pub(crate) fn diagnosable(header: &Header, error: &Error) -> bool {
+    matches!(error, Error::UnsupportedVersion { .. } | Error::UnknownIncompatFlags { .. })
+        && check_header_len(header).is_ok()
+        && check_descriptor_and_reserved(header).is_ok()
+}
+
+/// The header diagnosis of spec §12 for a header whose R3 or R5 (`newer`) it judges ([`diagnosable`], sections
+/// valid), given its checksummed `region` (header included): R13 when `header_crc` does not match it — the
+/// header is damaged, and that is what the user must be told — else `newer`.
+pub(crate) fn diagnose(newer: Error, region: &[u8]) -> Error {
+    let Ok((header, _)) = Header::ref_from_prefix(region) else { return newer };
+    let computed = header_crc(region);
+    let stored = header.header_crc.get();
+    if computed == stored {
+        newer
+    } else {
+        Error::HeaderChecksum { stored, computed }
+    }
 }
 
 /// R10–R12, in number order (R10 for every section in layout order, then R11, then R12). Works on the

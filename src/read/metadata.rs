@@ -17,8 +17,11 @@ fn pool_slice(pool: &[u8], offset: u32, len: u32) -> Option<&[u8]> {
     slice(pool, u64::from(offset), u64::from(len))
 }
 
-/// R40–R49 for the `count` records at the start of `section` and the pool after them, in record order.
-/// `minor` is the file's minor version.
+/// R40–R49 for the `count` records at the start of `section` and the pool after them, in the order spec §12
+/// pins: `m × 24` (R40); then record by record its key (R40, R41, R42, R43, R44 or R45), its type (R46), its
+/// reserved byte (R47), and its value — inline (R47, R48) or in the pool (R40, R41, a zero `value` of R47, the
+/// rest of R47 for the whole value, then R48 and R49); last, bytes after the last item (R41). `minor` is the
+/// file's minor version.
 pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'_>, Error> {
     let records = usize::try_from(count).map_err(|_| Error::MetaBounds { record: count })?;
     let (records, pool) = <[MetaRecord]>::ref_from_prefix_with_elems(section, records)
@@ -26,15 +29,17 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
     let mut cursor: u32 = 0;
     let mut previous_key: Option<&[u8]> = None;
     for (record, r) in (0u32..).zip(records) {
+        // The key: R40, R41, R42 (spec §12 pins the order inside a record).
         let key_len = r.key_len.get();
-        if key_len == 0 || key_len > MAX_KEY_LEN {
-            return Err(Error::MetaKeyLength { record });
-        }
+        let key =
+            pool_slice(pool, r.key_offset.get(), u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
         if r.key_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let key = pool_slice(pool, cursor, u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
         cursor = cursor.checked_add(u32::from(key_len)).ok_or(Error::MetaBounds { record })?;
+        if key_len == 0 || key_len > MAX_KEY_LEN {
+            return Err(Error::MetaKeyLength { record });
+        }
         if core::str::from_utf8(key).is_err() {
             return Err(Error::MetaKeyUtf8 { record });
         }
@@ -64,10 +69,12 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
             }
             continue;
         }
+        // The value: R40, then R41.
+        let value =
+            pool_slice(pool, r.value_offset.get(), r.value_len.get()).ok_or(Error::MetaBounds { record })?;
         if r.value_offset.get() != cursor {
             return Err(Error::MetaPoolLayout { record });
         }
-        let value = pool_slice(pool, cursor, r.value_len.get()).ok_or(Error::MetaBounds { record })?;
         cursor = cursor.checked_add(r.value_len.get()).ok_or(Error::MetaBounds { record })?;
         // A zero `value` is the part of R47 that depends on the type being a pool type, so it needs the value
         // inside the pool (R40) first, as the spec's dependencies say.

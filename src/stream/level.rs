@@ -16,7 +16,9 @@ use crate::format::{
     TRAILER_SLOT_LEN,
 };
 use crate::layout::len_u64;
-use crate::read::header::{check_fields, check_length, check_sections, check_trailer, read_header};
+use crate::read::header::{
+    check_fields, check_length, check_sections, check_trailer, diagnosable, diagnose, read_header, read_magic,
+};
 use crate::Container;
 
 /// How far a level has come.
@@ -148,7 +150,8 @@ impl Level {
 
     /// Consumes a run of `input` in the current phase; returns how much, and an event for the outermost
     /// level. `below` are the levels for nested containers. A definite error (one that no later byte can
-    /// change: R2–R7 on the header, R9 once too many bytes came) is returned; every other broken rule waits in
+    /// change: R2–R7 on the header — R3 or R5 of a sound header once the prefix has given the header diagnosis,
+    /// or R13 in their place —, R9 once too many bytes came) is returned; every other broken rule waits in
     /// the state for [`Level::verdict`].
     pub(super) fn step<'a>(
         &mut self,
@@ -177,7 +180,7 @@ impl Level {
             match self.step(buffer, below, input) {
                 Ok((used, _)) => input = input.get(used..).unwrap_or(&[]),
                 Err(DecodeError::Invalid(e)) => {
-                    // Final for this level: R2–R7 or R9, before anything held.
+                    // Final for this level: R2–R7, R9 or a diagnosed R13, before anything held.
                     self.held = Some(e);
                     self.phase = Phase::Over;
                 }
@@ -205,11 +208,21 @@ impl Level {
             return Ok((used, None));
         }
         let bytes = buffer.get(self.base..).unwrap_or(&[]);
-        let header = read_header(bytes)?;
-        check_fields(header)?;
+        let header = read_magic(bytes)?;
+        // R3 or R5 of an otherwise sound header waits for the prefix, whose checksum tells a newer file from a
+        // damaged one (the header diagnosis, spec §12); it is final if the sections do not hold together.
+        if let Err(error) = check_fields(header) {
+            if !diagnosable(header, &error) {
+                return Err(DecodeError::Invalid(error));
+            }
+            self.held = Some(error);
+        }
         self.total = header.total_len.get();
         self.header_len = header.header_len.get();
         if let Err(e) = check_sections(header) {
+            if let Some(newer) = self.held {
+                return Err(DecodeError::Invalid(newer));
+            }
             self.held = Some(e);
             self.phase = Phase::Counting;
             return Ok((used, None));
@@ -267,6 +280,13 @@ impl Level {
         self.count = self.count.saturating_add(len_u64(used));
         if self.count < self.prefix_end {
             return Ok((used, None));
+        }
+        if let Some(newer) = self.held {
+            // The header diagnosis: the prefix is the checksummed region; R3, R5 or R13 is final.
+            let prefix =
+                buffer.get(self.base..).and_then(|b| b.get(..to_usize(self.prefix_end)?)).unwrap_or(&[]);
+            self.phase = Phase::Over;
+            return Err(DecodeError::Invalid(diagnose(newer, prefix)));
         }
         self.check_prefix(buffer);
         self.phase = Phase::Payloads;
@@ -494,9 +514,12 @@ impl Level {
         }
         // The rule number of what is held decides where it comes in the spec's order.
         let held = self.held.map(|e| (e.rule().number(), e));
-        if let (Phase::Over, Some((2..=7 | 9, e))) = (self.phase, held) {
-            // A final error met earlier (a nested level's R2–R7 or R9).
-            return Err(e);
+        match (self.phase, held) {
+            // A final error met earlier (a nested level's R2–R7 or R9, or the R13 of the header diagnosis).
+            (Phase::Over, Some((2..=7 | 9 | 13, e))) => return Err(e),
+            // R3 or R5 waiting for a prefix that never came: the diagnosis cannot overturn it.
+            (_, Some((3 | 5, e))) => return Err(e),
+            _ => {}
         }
         let header = buffer.get(self.base..).and_then(|b| Header::ref_from_prefix(b).ok()).map(|(h, _)| h);
         let Some(header) = header else { return Err(Error::TooShort { len: self.count }) };

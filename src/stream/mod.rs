@@ -14,7 +14,8 @@
 //! (R14, R50) after the last payload, the structure of a nested container (R39) after its bytes. Since a rule
 //! reported must be the first one broken in the spec's order, a broken rule is only returned as soon as it is
 //! found when nothing later in the stream could change that: the header's own rules (R2–R7), and bytes past
-//! the declared end (R9). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
+//! the declared end (R9). R3 and R5 ("needs a newer reader") of a header that is otherwise sound wait for the
+//! prefix, whose checksum decides between them and R13 (a damaged header: the header diagnosis of spec §12). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
 //! that one is held, so that a caller can stop the transfer, and events stop when the prefix is invalid.
 //!
 //! # Memory
@@ -47,7 +48,7 @@ pub use prefix::{Prefix, PrefixEntry};
 
 use crate::error::Error;
 use crate::format::MAX_NESTING_DEPTH;
-use crate::read::header::{check_fields, check_sections, read_header};
+use crate::read::header::{check_fields, check_sections, diagnosable, read_magic};
 #[allow(unused_imports)] // for the docs
 use crate::Container;
 
@@ -85,8 +86,11 @@ pub enum Event<'a> {
 }
 
 /// Why a [`Decoder`] stopped.
+///
+/// Exhaustive on purpose: a rule, the buffer and use after the end are the three ways the decoding protocol
+/// stops, and a fourth would change the protocol, so every binding that maps them to its own codes (the C
+/// API) matches them exhaustively and fails to compile until it maps a new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum DecodeError {
     /// The container breaks a rule: the error `Container::parse` and `verify` give.
     Invalid(Error),
@@ -248,8 +252,11 @@ impl<'b> Decoder<'b> {
     /// `header` is not a header whose sections hold together.
     #[must_use]
     pub fn buffer_needed(header: &[u8]) -> Option<u64> {
-        let header = read_header(header).ok()?;
-        check_fields(header).ok()?;
+        let header = read_magic(header).ok()?;
+        if let Err(error) = check_fields(header) {
+            // A header whose R3 or R5 the diagnosis of spec §12 looks into needs its prefix held too.
+            diagnosable(header, &error).then_some(())?;
+        }
         check_sections(header).ok()?;
         level::region_len(header)
     }
@@ -259,7 +266,8 @@ impl<'b> Decoder<'b> {
     /// consumed (`n == input.len()`).
     ///
     /// # Errors
-    /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9), or
+    /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9, and R13 for a
+    /// header the diagnosis of spec §12 finds damaged), or
     /// [`DecodeError::BufferTooSmall`]; after an error the decoder is stopped and returns it again.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
         if let Some(e) = self.state.stopped {

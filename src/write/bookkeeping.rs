@@ -306,6 +306,21 @@ pub enum Buffer {
     MetadataBytes,
 }
 
+impl Buffer {
+    /// The buffer's number, in the order above (0 for entries … 3 for metadata bytes): what a binding that
+    /// numbers the buffers (the C API's `tpack_error.value`) reports. The match is exhaustive, so a buffer
+    /// added later must be given the next number here.
+    #[must_use]
+    pub const fn number(self) -> u8 {
+        match self {
+            Buffer::Entries => 0,
+            Buffer::Names => 1,
+            Buffer::MetadataRecords => 2,
+            Buffer::MetadataBytes => 3,
+        }
+    }
+}
+
 /// The buffers themselves. (Public in name only: the module is private, so it cannot be named outside.)
 #[doc(hidden)]
 pub struct Ledger<K: Bookkeeping> {

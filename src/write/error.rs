@@ -68,6 +68,61 @@ pub enum WriteError<E> {
     Poisoned,
 }
 
+/// What a [`WriteError`] means to a caller that maps writer errors to codes or exception classes of its own
+/// (the C API's result codes, the Python package's exceptions), as [`WriteError::class`] gives it.
+///
+/// Exhaustive on purpose, while `WriteError` is not: a variant added to `WriteError` must be given its class
+/// in `class`, whose match is exhaustive, before the crate compiles; a class added here fails to compile in
+/// every binding until it maps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteErrorClass<'a, E> {
+    /// The sink failed with this error.
+    Io(&'a E),
+    /// The container would break this rule.
+    Format(Error),
+    /// This bookkeeping buffer is full.
+    BufferFull(Buffer),
+    /// The container would overflow 64-bit offsets.
+    TooLarge,
+    /// The writer was used out of order or against its declarations: `entry` is the entry concerned, `value`
+    /// the number the misuse is about (the entry's declared byte length; for a finish before every entry was
+    /// written, `entry` counts the entries written and `value` those declared).
+    Misuse {
+        /// The entry concerned.
+        entry: Option<u32>,
+        /// The number the misuse is about.
+        value: Option<u64>,
+    },
+    /// An earlier error stopped the writer.
+    Poisoned,
+}
+
+impl<E> WriteError<E> {
+    /// The error's class, with the context a binding copies (see [`WriteErrorClass`]).
+    #[must_use]
+    pub fn class(&self) -> WriteErrorClass<'_, E> {
+        let misuse = |entry: Option<u32>, value: Option<u64>| WriteErrorClass::Misuse { entry, value };
+        match self {
+            WriteError::Io(e) => WriteErrorClass::Io(e),
+            WriteError::Format(e) => WriteErrorClass::Format(*e),
+            WriteError::BufferFull(buffer) => WriteErrorClass::BufferFull(*buffer),
+            WriteError::TooLarge => WriteErrorClass::TooLarge,
+            WriteError::SinkPosition { .. } | WriteError::TooManyEntries | WriteError::AlreadyStarted => {
+                misuse(None, None)
+            }
+            WriteError::PayloadTooLong { entry, expected }
+            | WriteError::PayloadTooShort { entry, expected, .. } => misuse(Some(*entry), Some(*expected)),
+            WriteError::UnknownLength { entry } | WriteError::UnsizedNotBytes { entry } => {
+                misuse(Some(*entry), None)
+            }
+            WriteError::EntriesMissing { written, declared } => {
+                misuse(Some(*written), Some(u64::from(*declared)))
+            }
+            WriteError::Poisoned => WriteErrorClass::Poisoned,
+        }
+    }
+}
+
 impl<E: fmt::Debug> fmt::Display for WriteError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

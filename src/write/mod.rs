@@ -31,5 +31,5 @@ pub use bookkeeping::{Bookkeeping, Buffer, FixedBookkeeping, ShortStorage, Slice
 #[cfg(feature = "alloc")]
 pub use builder::Builder;
 pub use decl::{EntryDecl, NewEntry};
-pub use error::WriteError;
+pub use error::{WriteError, WriteErrorClass};
 pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};

@@ -50,15 +50,19 @@ enum {
 
 static const char *input_path = "";
 
+/* Prints the message, naming the file, and ends the program with `status`. */
+static void die(int status, const char *fmt, va_list ap) {
+    fprintf(stderr, "conformance_reader: %s: ", input_path);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
 /* Ends the program: the library broke its contract (or stdout failed). The kit sees exit 3 as a crash. */
 static void broken(const char *fmt, ...) {
     va_list ap;
-    fprintf(stderr, "conformance_reader: %s: ", input_path);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(EXIT_BROKEN);
+    die(EXIT_BROKEN, fmt, ap);
 }
 
 /* Calls that the contract says cannot fail on a verified container. */
@@ -71,12 +75,8 @@ static void must(tpack_result r, const char *what) {
 
 static void not_read(const char *fmt, ...) {
     va_list ap;
-    fprintf(stderr, "conformance_reader: %s: ", input_path);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(EXIT_NOT_READ);
+    die(EXIT_NOT_READ, fmt, ap);
 }
 
 static const char *kind_of(mode_t mode) {

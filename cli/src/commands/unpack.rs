@@ -6,12 +6,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value as Json};
-use tpack::{Container, Dtype, MetaValue};
+use tpack::{Container, Dtype};
 
-use crate::describe::{dtype_name, meta_type_json, meta_value_json};
+use crate::describe::dtype_name;
 use crate::error::{CliError, Kind, Result};
 use crate::fsutil::check_overwrite;
 use crate::manifest::VERSION;
+use crate::metadata_json::render::{self, Style};
 use crate::output::StagingDir;
 use crate::safe_names::file_name;
 
@@ -81,7 +82,7 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     let metadata: Vec<Json> = container
         .metadata()
         .iter()
-        .map(|(key, value)| json!({"key": key, "type": meta_type_json(&value), "value": manifest_value(&value)}))
+        .map(|(key, value)| render::holder(Some(key), value, Style::EXACT).0)
         .collect();
     let mut doc = Map::new();
     doc.insert("tpack_manifest".into(), json!(VERSION));
@@ -99,17 +100,6 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
         dir.display(),
         manifest_path.display()
     ))
-}
-
-/// A metadata value as the manifest writes it: spec §13's form, except that finite f64s are plain numbers
-/// (JSON numbers round-trip f64 exactly); NaN and infinities keep their bit patterns.
-fn manifest_value(value: &MetaValue<'_>) -> Json {
-    let f = |v: f64| if v.is_finite() { json!(v) } else { crate::describe::f64_bits(v) };
-    match value {
-        MetaValue::F64(v) => f(*v),
-        MetaValue::F64Array(a) => Json::Array(a.iter().map(|v| f(v.get())).collect()),
-        other => meta_value_json(other),
-    }
 }
 
 /// Refuses what `pack` could not write back byte for byte: codes this tool does not know, and a file of a

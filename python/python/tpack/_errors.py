@@ -10,13 +10,32 @@ __all__ = ["TpackError", "FormatError", "IntegrityError"]
 class TpackError(Exception):
     """A container breaks a rule of the tpack spec (``spec/FORMAT.md`` §12).
 
-    Attributes:
+    Attributes (each ``None`` when the rule's error does not carry it):
         rule: the rule's id, ``"R1"`` … ``"R53"``.
         rule_name: its short name, ``"LengthMismatch"``.
-        entry: the table position of the entry involved, or ``None``.
-        entry_name: that entry's name when the container's names are valid, else ``None``.
-        inner_rule: for R39 (a nested container is invalid), the rule the nested container breaks.
+        entry: the table position of the entry involved.
+        entry_name: that entry's name when the container's names are valid.
+        record: the metadata record (R40–R49), or the block geometry record (R52), by position.
+        position: the position in the name index (R19, R20).
+        offset: a byte offset from the start of the container that breaks the rule (R7, R30, R37, R51).
+        section: the section's name (R10–R12): ``"table"``, ``"index"``, ``"names"``, ``"metadata"``,
+            ``"payloads"`` or ``"trailer"``.
+        value: the one number the rule is about: a length, a version, flags, a dtype or type code, a rank, a
+            dimension, an alignment (R1, R3–R6, R8, R9, R17, R22–R24, R28, R29, R46, R53).
+        stored: the stored checksum (R13, R14, R50).
+        computed: the checksum computed from the bytes (R13, R14, R50).
+        depth: for R39 (a nested container is invalid), the nested container's depth.
+        inner_rule: for R39, the id of the rule the nested container breaks.
     """
+
+    record: Optional[int]
+    position: Optional[int]
+    offset: Optional[int]
+    section: Optional[str]
+    value: Optional[int]
+    stored: Optional[int]
+    computed: Optional[int]
+    depth: Optional[int]
 
     def __init__(
         self,
@@ -26,19 +45,32 @@ class TpackError(Exception):
         entry: Optional[int] = None,
         entry_name: Optional[str] = None,
         inner_rule: Optional[str] = None,
+        **context: object,
     ) -> None:
+        """``context`` takes the other attributes by name (``record=3``); an unknown name is a TypeError."""
+        unknown = set(context) - set(_CONTEXT_ONLY)
+        if unknown:
+            raise TypeError(f"unknown error context {sorted(unknown)}")
         super().__init__(message)
         self.rule = rule
         self.rule_name = rule_name
         self.entry = entry
         self.entry_name = entry_name
         self.inner_rule = inner_rule
+        for name in _CONTEXT_ONLY:
+            setattr(self, name, context.get(name))
 
     def __reduce__(self):  # keeps the attributes through pickling (multiprocessing)
-        return (
-            type(self),
-            (str(self), self.rule, self.rule_name, self.entry, self.entry_name, self.inner_rule),
-        )
+        args = (str(self), self.rule, self.rule_name, self.entry, self.entry_name, self.inner_rule)
+        return (_rebuild, (type(self), args, {name: getattr(self, name) for name in _CONTEXT_ONLY}))
+
+
+# The context attributes passed by name (the others are positional, as in the first release).
+_CONTEXT_ONLY = ("record", "position", "offset", "section", "value", "stored", "computed", "depth")
+
+
+def _rebuild(cls, args, context):
+    return cls(*args, **context)
 
 
 class FormatError(TpackError):
@@ -58,12 +90,12 @@ def _from_native(
     rule: str,
     rule_name: str,
     message: str,
-    entry: Optional[int],
     entry_name: Optional[str],
-    inner_rule: Optional[str],
+    context: dict,
 ) -> TpackError:
-    """Builds the exception the extension raises. Names from files appear only through ``repr`` (escaped)."""
+    """Builds the exception the extension raises; ``context`` holds the core's error context, slot for slot
+    (``entry`` … ``inner_rule``). Names from files appear only through ``repr`` (escaped)."""
     if entry_name is not None:
         message = f"{message} [entry {entry_name!r}]"
     cls = IntegrityError if kind == "integrity" else FormatError
-    return cls(message, rule, rule_name, entry, entry_name, inner_rule)
+    return cls(message, rule, rule_name, entry_name=entry_name, **context)

@@ -31,6 +31,17 @@ pub fn cases() -> Vec<Case> {
             "a newer major version",
             patched(|b| header_mut(b).version_major = U16::new(2)),
         ),
+        invalid(
+            UnsupportedVersion,
+            "damaged-and-unsound",
+            "major 3 and descriptor_len 112, both set after the checksum was computed: the header is not a sound \
+             1.x header (R6), so the header diagnosis of §12 cannot judge it and R3 stands, not R13",
+            damaged(|b| {
+                let h = header_mut(b);
+                h.version_major = U16::new(3);
+                h.descriptor_len = U32::new(112);
+            }),
+        ),
         // R4
         invalid(
             HeaderLength,
@@ -53,6 +64,17 @@ pub fn cases() -> Vec<Case> {
             "bit0",
             "an incompatible flag no 1.0 reader implements",
             patched(|b| header_mut(b).incompat_flags = U64::new(1)),
+        ),
+        invalid(
+            UnknownIncompatFlags,
+            "damaged-and-cut-short",
+            "incompat bit 17 set after the checksum was computed, and the file cut at 200 bytes, inside its table: \
+             the input does not hold the checksummed region, so the header diagnosis of §12 cannot judge it and \
+             R5 stands, not R8 or R13",
+            damaged(|b| {
+                header_mut(b).incompat_flags = U64::new(1 << 17);
+                b.truncate(200);
+            }),
         ),
         // R6
         invalid(

@@ -88,6 +88,17 @@ pub fn cases() -> Vec<Case> {
                 r.entries[2].dims = [0; 8];
             }),
         ),
+        invalid(
+            BlockShape,
+            "before-byte-length",
+            "a minor-1 Q8_K entry of shape [2^64 - 1]: the element count fits, the innermost dimension is not a \
+             multiple of 256 (R26), and (count / 256) x 292 would overflow; the byte length of a block dtype is \
+             defined only for whole blocks, so §12 checks R26 before the byte-length part of R25",
+            {
+                let entries = vec![RawEntry::new("q", Dtype::Q8_K, &[u64::MAX], Vec::new())];
+                Raw { minor: 1, extension: geometry_of(&entries), entries, ..Raw::default() }.encode()
+            },
+        ),
         // R27
         invalid(
             ByteShape,

@@ -62,6 +62,23 @@ pub fn cases() -> Vec<Case> {
             "a payload one byte later than the smallest aligned offset",
             offset_plus_one(CODE),
         ),
+        invalid(
+            PaddingNotMinimal,
+            "no-entries-payload-bytes",
+            "a container with no entries whose payload section holds 8 zero bytes: with no entries the \
+             payload section ends where it starts",
+            {
+                let mut bytes = Raw::default().encode();
+                let (payloads, _) = section(&bytes, 4);
+                bytes.splice(payloads..payloads, [0; 8]);
+                let h = header_mut(&mut bytes);
+                h.sections[4].length = U64::new(8);
+                h.sections[5].offset = U64::new(h.sections[5].offset.get() + 8);
+                h.total_len = U64::new(h.total_len.get() + 8);
+                fix(&mut bytes);
+                bytes
+            },
+        ),
         // R37
         invalid(
             PaddingNonZero,

@@ -37,6 +37,33 @@ pub fn cases() -> Vec<Case> {
                 last.value = 1;
             }),
         ),
+        invalid(
+            MetaBounds,
+            "key-past-pool-and-too-long",
+            "a record's key_len set to 2000: its key runs past the pool (R40) and is longer than 1024 bytes \
+             (R42); §12 checks a key R40, R41, R42 in that order",
+            patched(|b| {
+                let (records, _) = section(b, 3);
+                b[records + 24 + 4..records + 24 + 6].copy_from_slice(&2000u16.to_le_bytes());
+            }),
+        ),
+        invalid(
+            MetaBounds,
+            "value-misplaced-and-past-pool",
+            "a string value whose value_offset is 5000, not the running position (R41) and past the pool (R40); \
+             §12 checks a value R40 before R41",
+            model(|r| r.meta[0].value_offset = Some(5000)),
+        ),
+        invalid(
+            MetaBounds,
+            "unknown-type-value-past-pool-inline-value",
+            "a minor-2 record of unknown type whose value runs past the pool (R40) and whose inline value is 9 \
+             (R47): the zero inline value is checked after the value's R40 and R41, as for a known pool type",
+            of_unknown_type(|m| {
+                m.value = 9;
+                m.value_len = Some(5000);
+            }),
+        ),
         // R41
         invalid(
             MetaPoolLayout,
@@ -92,6 +119,16 @@ pub fn cases() -> Vec<Case> {
             "reserved",
             "a record's reserved byte set",
             model(|r| r.meta[1].reserved = 1),
+        ),
+        invalid(
+            MetaValueShape,
+            "reserved-and-value-past-pool",
+            "a string record whose reserved byte is 1 and whose value runs past the pool: §12 checks the reserved \
+             byte (R47) right after the type (R46), before the value's R40",
+            model(|r| {
+                r.meta[0].reserved = 1;
+                r.meta[0].value_len = Some(5000);
+            }),
         ),
         invalid(
             MetaValueShape,
@@ -265,6 +302,19 @@ fn format_1_1() -> Vec<Case> {
         ),
         invalid(
             MetaValueShape,
+            "array-empty-at-depth-9",
+            "array[] values nested so that an empty array[] item is the 9th level: a level counts though it is \
+             empty",
+            meta_1_1("t.array[]", |m| {
+                let mut value = array_item(MetaType::ARRAY_ARRAY, &[]);
+                for _ in 0..7 {
+                    value = array_item(MetaType::ARRAY_ARRAY, &value);
+                }
+                m.bytes = value;
+            }),
+        ),
+        invalid(
+            MetaValueShape,
             "framing-before-bool",
             "an array[] holding a bool[] with a 2, then an item past the value: R47 for the whole value first",
             meta_1_1("t.array[]", |m| {
@@ -274,6 +324,18 @@ fn format_1_1() -> Vec<Case> {
             }),
         ),
         invalid(MetaBool, "bool-array", "a bool[] element of 2", meta_1_1("t.bool[]", |m| m.bytes[1] = 2)),
+        invalid(
+            MetaBool,
+            "bool-array-minor-2",
+            "a bool[] element of 2 in a minor-2 file: the 1.1 types are defined in every file of minor 1 and later, \
+             so a 1.1 reader checks them there too (not opaque bytes)",
+            {
+                let mut raw = base_1_1();
+                as_minor_2(&mut raw);
+                raw.meta.iter_mut().find(|m| m.key == b"t.bool[]").unwrap().bytes[1] = 2;
+                raw.encode()
+            },
+        ),
         invalid(
             MetaBool,
             "nested-bool-array",

@@ -228,6 +228,28 @@ pub fn cases() -> Vec<Case> {
             }
             .encode(),
         ),
+        valid(
+            "extension-empty-items",
+            "a minor-1 file whose header extension is an empty block geometry item (no records) and an empty \
+             item of tag 5, unknown to a 1.1 reader: both are well formed (a canonical writer writes neither)",
+            Raw {
+                minor: 1,
+                entries: vec![RawEntry::new("z", Dtype::C64, &[1], f32s(2))],
+                extension: [extension_item(1, &[]), extension_item(5, &[])].concat(),
+                ..Raw::default()
+            }
+            .encode(),
+        ),
+        valid(
+            "format-1-1-as-minor-2",
+            "the minor-1 model of format-1-1 as a minor-2 file: the 1.1 dtypes and metadata types are defined in \
+             every file of minor 1 and later, so a 1.1 reader decodes them by their types, not as unknown codes",
+            {
+                let mut raw = base_1_1();
+                as_minor_2(&mut raw);
+                raw.encode()
+            },
+        ),
     ]
 }
 
