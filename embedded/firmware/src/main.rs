@@ -25,9 +25,9 @@ use core::panic::PanicInfo;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 use tiny_mlp::{expected, test_inputs, Model, MAX_WIDTH};
+use tpack::write::{EntryDecl, FixedBookkeeping, StreamWriter};
 use tpack::zerocopy::little_endian::F32;
 use tpack::{Container, Dtype, MetaValue};
-use tpack::write::{EntryDecl, FixedBookkeeping, StreamWriter};
 
 /// Bytes with the alignment the container's payloads need (64) at their start.
 #[repr(C, align(64))]
