@@ -7,8 +7,8 @@ use embedded_io::Write as _;
 use proptest::prelude::*;
 use support::sinks::{MemSink, PipeSink};
 use tpack::write::{
-    Buffer, Builder, EntryDecl, FixedBookkeeping, Mode, SeekWriter, ShortStorage, SliceBookkeeping,
-    StreamWriter, VecBookkeeping, WriteError, Writer,
+    Bookkeeping, Buffer, Builder, EntryDecl, FixedBookkeeping, Mode, SeekWriter, ShortStorage,
+    SliceBookkeeping, StreamWriter, VecBookkeeping, WriteError, Writer,
 };
 use tpack::{Container, Dtype, MetaValue};
 
@@ -324,23 +324,29 @@ fn fixed_capacity_storage_reports_when_full() {
     );
 }
 
-#[test]
-fn fixed_capacity_storage_writes_the_same_bytes() {
-    let items = sample();
-    let expected = builder_bytes(&items);
+/// The bytes the seekable writer gives for `items` and `META` keeping its books in `bookkeeping`, each payload
+/// written whole by `write_entry`.
+fn seek_write_whole(items: &[Item], bookkeeping: impl Bookkeeping) -> Vec<u8> {
     let mut sink = MemSink::default();
-    let mut w = SeekWriter::new(&mut sink, FixedBookkeeping::<4, 64>);
-    for i in &items {
+    let mut w = SeekWriter::new(&mut sink, bookkeeping);
+    for i in items {
         w.declare(decl(i, i.open_ended)).unwrap();
     }
     for (k, v) in META {
         w.metadata(k, *v).unwrap();
     }
-    for i in &items {
+    for i in items {
         w.write_entry(&i.data).unwrap();
     }
     w.finish().unwrap();
-    assert_eq!(sink.bytes, expected);
+    sink.bytes
+}
+
+#[test]
+fn fixed_capacity_storage_writes_the_same_bytes() {
+    let items = sample();
+    let expected = builder_bytes(&items);
+    assert_eq!(seek_write_whole(&items, FixedBookkeeping::<4, 64>), expected);
 }
 
 #[test]
@@ -352,19 +358,7 @@ fn slice_storage_writes_the_same_bytes_at_any_alignment() {
     // Every start address modulo 4 (and 8): the words are aligned inside the slack.
     for skip in 0..8 {
         let bookkeeping = SliceBookkeeping::new(&mut storage[skip..skip + needed], 4, 64).unwrap();
-        let mut sink = MemSink::default();
-        let mut w = SeekWriter::new(&mut sink, bookkeeping);
-        for i in &items {
-            w.declare(decl(i, i.open_ended)).unwrap();
-        }
-        for (k, v) in META {
-            w.metadata(k, *v).unwrap();
-        }
-        for i in &items {
-            w.write_entry(&i.data).unwrap();
-        }
-        w.finish().unwrap();
-        assert_eq!(sink.bytes, expected, "storage at offset {skip}");
+        assert_eq!(seek_write_whole(&items, bookkeeping), expected, "storage at offset {skip}");
     }
 }
 

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod sparse;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
