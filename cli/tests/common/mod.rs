@@ -4,6 +4,10 @@
 
 pub mod sparse;
 
+#[path = "../../../gguf/tests/support/hand_made.rs"]
+mod hand_made;
+pub use hand_made::HandMadeGguf;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -27,6 +31,13 @@ pub fn repo() -> PathBuf {
 
 pub fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// Writes `manifest` as `manifest.json` in `dir`; its path.
+pub fn write_manifest(dir: &Path, manifest: &Value) -> PathBuf {
+    let path = dir.join("manifest.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
+    path
 }
 
 /// Runs the `tpack` binary with `args`.
