@@ -73,9 +73,7 @@ const META: &[(&str, MetaValue<'static>)] =
 fn builder_bytes(items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new();
     for i in items {
-        let mut decl = EntryDecl::new(&i.name, i.dtype, &i.shape).with_alignment(i.alignment);
-        decl.target = i.target;
-        b.push(decl.with_data(&i.data)).unwrap();
+        b.push(decl(i, false).with_data(&i.data)).unwrap();
     }
     for (k, v) in META {
         b.metadata(k, *v).unwrap();

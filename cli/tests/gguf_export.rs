@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::hand_made::HandMadeGguf;
 use common::*;
 use serde_json::Value;
 use tpack::write::{Builder, EntryDecl, NewEntry};

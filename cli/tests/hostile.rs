@@ -5,7 +5,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{fixture, HandMadeGguf};
+use common::fixture;
+use common::hand_made::HandMadeGguf;
 use proptest::prelude::*;
 use tpack_cli::{run_convert, run_inspect, run_unpack, run_verify};
 

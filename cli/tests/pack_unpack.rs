@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::*;
 use serde_json::{json, Value};
 use tpack::write::{Builder, NewEntry};

@@ -5,8 +5,7 @@
 pub mod sparse;
 
 #[path = "../../../gguf/tests/support/hand_made.rs"]
-mod hand_made;
-pub use hand_made::HandMadeGguf;
+pub mod hand_made;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
