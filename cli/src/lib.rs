@@ -1,9 +1,9 @@
 //! The `tpack` command-line tool as a library: each command is a module under `commands/` whose `run`
 //! returns the text to print or a [`CliError`] in plain words; each file format is a module under
-//! `formats/`; models stored in several files (shard sets in, sharded safetensors out) are `shards/`.
-//! Metadata values are walked lazily from whatever they were read from (`meta_view`), and spelled as JSON in
-//! one place (`metadata_json`) and as words in `describe`.
-//! `main.rs` only parses arguments and prints.
+//! `formats/`; `tpack convert` runs one way through `pipeline/` (source → output plan → sink → report), and a
+//! model stored in several files is read as one source by `shards/`. Metadata values are walked lazily from
+//! whatever they were read from (`meta_view`), and spelled as JSON in one place (`metadata_json`: `render`
+//! and `parse`) and as words in `describe`. `main.rs` only parses arguments and prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
 //! `run_*` function per command, the [`Format`] that `convert --to` names, the `--max-shard-size` parser
@@ -16,13 +16,14 @@ mod describe;
 mod error;
 mod formats;
 mod fsutil;
+mod json_fields;
 mod json_strict;
 mod manifest;
 mod meta_view;
 mod metadata_json;
 mod natural;
 mod output;
-mod owned_value;
+mod pipeline;
 mod progress;
 mod safe_names;
 mod shard_size;

@@ -1,5 +1,5 @@
 //! [`MetaView`]: a metadata value seen one level at a time, whatever it was read from (a tpack container, a
-//! GGUF file, a manifest), so that it can be shown without being built: an array is an iterator over the
+//! GGUF file, or a value an importer owns, whose core view reads its encoding lazily), so that it can be shown without being built: an array is an iterator over the
 //! bytes it was read from, and a renderer that stops after the items it shows reads no further.
 //!
 //! Rejected: converting every value to one owned tree first. A valid 8 MB container holding one `array[]` of
@@ -8,8 +8,6 @@
 use tpack::format::MetaType;
 use tpack::MetaValue;
 use tpack_gguf::GgufValue;
-
-use crate::owned_value::OwnedValue;
 
 /// A metadata value that can be walked level by level.
 pub(crate) trait MetaView<'a>: Sized + 'a {
@@ -122,129 +120,5 @@ fn gguf_scalar<'a>(v: &GgufValue<'a>) -> MetaValue<'a> {
         GgufValue::I64(x) => MetaValue::I64(x),
         GgufValue::F64(x) => MetaValue::F64(x),
         GgufValue::Array(_) => MetaValue::ArrayArray(tpack::ArrayArray::new(&[])),
-    }
-}
-
-/// A value the tool owns (read from a foreign file), seen in place: the value itself, or an element of one of
-/// its arrays.
-#[derive(Clone, Copy)]
-pub(crate) enum OwnedView<'a> {
-    /// A whole value, or an item of an `array[]`.
-    Value(&'a OwnedValue),
-    /// An element of a numeric or `string[]` array.
-    Element(MetaValue<'a>),
-}
-
-impl<'a> MetaView<'a> for OwnedView<'a> {
-    fn value_type(&self) -> MetaType {
-        match self {
-            OwnedView::Value(v) => owned_type(v),
-            OwnedView::Element(e) => e.value_type(),
-        }
-    }
-
-    fn level(self) -> Level<'a, Self> {
-        let element = OwnedView::Element;
-        let value = match self {
-            OwnedView::Element(e) => return Level::Leaf(e),
-            OwnedView::Value(v) => v,
-        };
-        match value {
-            OwnedValue::U64Array(a) => array(a, move |x| element(MetaValue::U64(x))),
-            OwnedValue::I64Array(a) => array(a, move |x| element(MetaValue::I64(x))),
-            OwnedValue::F64Array(a) => array(a, move |x| element(MetaValue::F64(x))),
-            OwnedValue::StringArray(a) => Level::Array {
-                len: a.len(),
-                items: Box::new(a.iter().map(move |s| element(MetaValue::String(s)))),
-            },
-            OwnedValue::U8Array(a) => array(a, move |x| element(MetaValue::U8(x))),
-            OwnedValue::I8Array(a) => array(a, move |x| element(MetaValue::I8(x))),
-            OwnedValue::U16Array(a) => array(a, move |x| element(MetaValue::U16(x))),
-            OwnedValue::I16Array(a) => array(a, move |x| element(MetaValue::I16(x))),
-            OwnedValue::U32Array(a) => array(a, move |x| element(MetaValue::U32(x))),
-            OwnedValue::I32Array(a) => array(a, move |x| element(MetaValue::I32(x))),
-            OwnedValue::F32Array(a) => array(a, move |x| element(MetaValue::F32(x))),
-            OwnedValue::BoolArray(a) => array(a, move |x| element(MetaValue::Bool(x))),
-            OwnedValue::ArrayArray(items) => {
-                Level::Array { len: items.len(), items: Box::new(items.iter().map(OwnedView::Value)) }
-            }
-            OwnedValue::U64(x) => Level::Leaf(MetaValue::U64(*x)),
-            OwnedValue::I64(x) => Level::Leaf(MetaValue::I64(*x)),
-            OwnedValue::F64(x) => Level::Leaf(MetaValue::F64(*x)),
-            OwnedValue::Bool(x) => Level::Leaf(MetaValue::Bool(*x)),
-            OwnedValue::String(s) => Level::Leaf(MetaValue::String(s)),
-            OwnedValue::Bytes(b) => Level::Leaf(MetaValue::Bytes(b)),
-            OwnedValue::U8(x) => Level::Leaf(MetaValue::U8(*x)),
-            OwnedValue::I8(x) => Level::Leaf(MetaValue::I8(*x)),
-            OwnedValue::U16(x) => Level::Leaf(MetaValue::U16(*x)),
-            OwnedValue::I16(x) => Level::Leaf(MetaValue::I16(*x)),
-            OwnedValue::U32(x) => Level::Leaf(MetaValue::U32(*x)),
-            OwnedValue::I32(x) => Level::Leaf(MetaValue::I32(*x)),
-            OwnedValue::F32(x) => Level::Leaf(MetaValue::F32(*x)),
-        }
-    }
-}
-
-/// The type of an owned value (without building its view, which for an `array[]` copies every level).
-fn owned_type(v: &OwnedValue) -> MetaType {
-    match v {
-        OwnedValue::U64(_) => MetaType::U64,
-        OwnedValue::I64(_) => MetaType::I64,
-        OwnedValue::F64(_) => MetaType::F64,
-        OwnedValue::Bool(_) => MetaType::BOOL,
-        OwnedValue::String(_) => MetaType::STRING,
-        OwnedValue::Bytes(_) => MetaType::BYTES,
-        OwnedValue::U64Array(_) => MetaType::U64_ARRAY,
-        OwnedValue::I64Array(_) => MetaType::I64_ARRAY,
-        OwnedValue::F64Array(_) => MetaType::F64_ARRAY,
-        OwnedValue::StringArray(_) => MetaType::STRING_ARRAY,
-        OwnedValue::U8(_) => MetaType::U8,
-        OwnedValue::I8(_) => MetaType::I8,
-        OwnedValue::U16(_) => MetaType::U16,
-        OwnedValue::I16(_) => MetaType::I16,
-        OwnedValue::U32(_) => MetaType::U32,
-        OwnedValue::I32(_) => MetaType::I32,
-        OwnedValue::F32(_) => MetaType::F32,
-        OwnedValue::U8Array(_) => MetaType::U8_ARRAY,
-        OwnedValue::I8Array(_) => MetaType::I8_ARRAY,
-        OwnedValue::U16Array(_) => MetaType::U16_ARRAY,
-        OwnedValue::I16Array(_) => MetaType::I16_ARRAY,
-        OwnedValue::U32Array(_) => MetaType::U32_ARRAY,
-        OwnedValue::I32Array(_) => MetaType::I32_ARRAY,
-        OwnedValue::F32Array(_) => MetaType::F32_ARRAY,
-        OwnedValue::BoolArray(_) => MetaType::BOOL_ARRAY,
-        OwnedValue::ArrayArray(_) => MetaType::ARRAY_ARRAY,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::metadata_json::render::{self, Style};
-
-    /// An owned value seen in place walks as the core's view of it does, at every level.
-    #[test]
-    fn owned_values_walk_as_their_core_views() {
-        let values = [
-            OwnedValue::ArrayArray(vec![
-                OwnedValue::U8Array(vec![1, 2]),
-                OwnedValue::ArrayArray(vec![
-                    OwnedValue::StringArray(vec!["x".into()]),
-                    OwnedValue::BoolArray(vec![]),
-                ]),
-                OwnedValue::F32Array(vec![f32::from_bits(0x7f80_0001), 0.5]),
-                OwnedValue::I64Array(vec![-1]),
-            ]),
-            OwnedValue::F64(f64::NAN),
-            OwnedValue::Bytes(vec![0xab; 40]),
-            OwnedValue::String("s".into()),
-        ];
-        for style in [Style::EXACT, Style { limit: render::Limit::Items(1), f32: render::F32Form::Number }] {
-            for v in &values {
-                let owned = render::holder(None, OwnedView::Value(v), style);
-                let core = v.with_value(|m| render::holder(None, m, style));
-                assert_eq!(owned, core, "{v:?}");
-            }
-        }
     }
 }

@@ -12,20 +12,25 @@ fn tpack_dtype_of_safetensors(name: &str) -> &'static str {
     match name {
         "F8_E4M3" => "F8E4M3",
         "F8_E5M2" => "F8E5M2",
+        "F4" => "F4E2M1",
+        "F8_E8M0" => "F8E8M0",
+        "F8_E4M3FNUZ" => "F8E4M3FNUZ",
+        "F8_E5M2FNUZ" => "F8E5M2FNUZ",
         other => Dtype::from_name(other).and_then(Dtype::name).unwrap_or_else(|| panic!("{other}")),
     }
 }
 
-#[test]
-fn safetensors_to_tpack_keeps_every_tensor_and_the_metadata() {
+/// Converts the safetensors fixture `name` and checks every tensor and metadata value against what PyPI
+/// safetensors read from it (`expected.json`).
+fn check_safetensors(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("model.tpack");
-    assert_ok(&run!("convert", fixture("model.safetensors"), out));
+    assert_ok(&run!("convert", fixture(name), out));
     let bytes = std::fs::read(&out).unwrap();
     let c = Container::parse(&bytes).unwrap();
     c.verify().unwrap();
     let expected = expected();
-    let tensors = expected["model.safetensors"]["tensors"].as_object().unwrap();
+    let tensors = expected[name]["tensors"].as_object().unwrap();
     assert_eq!(c.len(), tensors.len());
     for (name, t) in tensors {
         let e = c.get(name).unwrap_or_else(|| panic!("{name} missing"));
@@ -38,9 +43,58 @@ fn safetensors_to_tpack_keeps_every_tensor_and_the_metadata() {
         assert_eq!(e.byte_len(), t["nbytes"].as_u64().unwrap(), "{name}");
         assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}");
     }
-    for (key, value) in expected["model.safetensors"]["metadata"].as_object().unwrap() {
+    for (key, value) in expected[name]["metadata"].as_object().unwrap() {
         assert_eq!(c.metadata().get(key), Some(MetaValue::String(value.as_str().unwrap())), "{key}");
     }
+}
+
+#[test]
+fn safetensors_to_tpack_keeps_every_tensor_and_the_metadata() {
+    check_safetensors("model.safetensors");
+}
+
+/// The safetensors dtypes that format 1.1 added (F4, F8_E8M0, the FNUZ FP8s, C64), as PyPI safetensors 0.8
+/// writes them, convert to the tpack dtypes of the same bytes, and come back byte for byte.
+#[test]
+fn safetensors_dtypes_of_format_1_1_convert_both_ways() {
+    check_safetensors("newdtypes.safetensors");
+    let dir = tempfile::tempdir().unwrap();
+    let (mid, back) = (dir.path().join("n.tpack"), dir.path().join("back.safetensors"));
+    assert_ok(&run!("convert", fixture("newdtypes.safetensors"), mid));
+    assert_ok(&run!("convert", mid, back));
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(fixture("newdtypes.safetensors")).unwrap());
+}
+
+/// F6_E2M3 and F6_E3M2, which PyPI safetensors 0.8 cannot write (its TensorSpec knows no float6 dtype): a
+/// container holding them converts to a safetensors file that PyPI safetensors reads with the same dtype,
+/// shape and bytes, and that converts back to the same entries.
+#[test]
+fn safetensors_f6_dtypes_are_written_as_pypi_safetensors_reads_them() {
+    let mut b = tpack::write::Builder::new();
+    let (a, c): (Vec<u8>, Vec<u8>) = ((0..6).collect(), (100..112).collect());
+    b.push(tpack::write::NewEntry::new("f6.e2m3", Dtype::F6E2M3, &[2, 4], &a)).unwrap();
+    b.push(tpack::write::NewEntry::new("f6.e3m2", Dtype::F6E3M2, &[8], &c[..6])).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("f6.tpack");
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let (out, again) = (dir.path().join("f6.safetensors"), dir.path().join("again.tpack"));
+    assert_ok(&run!("convert", input, out));
+    assert_ok(&run!("convert", out, again));
+    let bytes = std::fs::read(&again).unwrap();
+    let back = Container::parse(&bytes).unwrap();
+    for (name, dtype, dims, data) in
+        [("f6.e2m3", Dtype::F6E2M3, &[2u64, 4][..], &a[..]), ("f6.e3m2", Dtype::F6E3M2, &[8], &c[..6])]
+    {
+        let e = back.get(name).unwrap();
+        assert_eq!((e.dtype(), e.shape().dims(), e.payload()), (dtype, dims, data), "{name}");
+    }
+    let Some(py) = python() else { return };
+    let read = python_readback(&py, &out);
+    assert_eq!(read["tensors"]["f6.e2m3"]["dtype"], "F6_E2M3");
+    assert_eq!(read["tensors"]["f6.e2m3"]["shape"], json!([2, 4]));
+    assert_eq!(read["tensors"]["f6.e2m3"]["sha256"], sha256(&a));
+    assert_eq!(read["tensors"]["f6.e3m2"]["dtype"], "F6_E3M2");
+    assert_eq!(read["tensors"]["f6.e3m2"]["sha256"], sha256(&c[..6]));
 }
 
 fn check_gguf(fixture_name: &str) {
@@ -70,8 +124,13 @@ fn check_gguf(fixture_name: &str) {
     // Every key with its exact GGUF type and value, and the two records tpack keeps to rebuild the file.
     let metadata = expected[fixture_name]["metadata"].as_object().unwrap();
     let big_endian = expected[fixture_name]["endianness"] == "big";
-    assert_eq!(c.metadata().iter().count(), metadata.len() + 2 + usize::from(big_endian));
+    // A file with no tensors that ends at its tensor infos (the alignment is 32 in every such fixture).
+    let unpadded =
+        tensors.is_empty() && !std::fs::read(fixture(fixture_name)).unwrap().len().is_multiple_of(32);
+    let records = 2 + usize::from(big_endian) + usize::from(unpadded);
+    assert_eq!(c.metadata().iter().count(), metadata.len() + records);
     assert_eq!(c.metadata().get("gguf.big_endian"), big_endian.then_some(MetaValue::Bool(true)));
+    assert_eq!(c.metadata().get("gguf.unpadded"), unpadded.then_some(MetaValue::Bool(true)));
     for (key, m) in metadata {
         let got = c.metadata().get(key).unwrap_or_else(|| panic!("metadata {key} missing"));
         assert_eq!(&as_gguf_py(&got), m, "{key}");
@@ -167,6 +226,37 @@ fn gguf_of_every_ggml_type_and_metadata_type_converts_exactly() {
 #[test]
 fn gguf_with_a_mixed_quantization_converts() {
     check_gguf("mixed.gguf");
+}
+
+/// A vocabulary file as llama.cpp's converters write one (`--vocab-only`): no tensors, and no padding after
+/// the metadata, which `gguf.unpadded` records.
+#[test]
+fn a_gguf_vocabulary_with_no_tensors_converts_and_records_that_it_is_unpadded() {
+    check_gguf("vocab.gguf");
+}
+
+/// Arrays nested 9 levels deep, the innermost of values: 8 levels of `array[]` around a typed array, the most
+/// a tpack value holds.
+#[test]
+fn gguf_arrays_nested_as_deep_as_tpack_holds_convert() {
+    check_gguf("deep.gguf");
+}
+
+/// One level more than tpack holds: refused, saying why and what to do.
+#[test]
+fn gguf_arrays_nested_deeper_than_tpack_holds_are_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.tpack");
+    assert_fails(
+        &run!("convert", fixture("toodeep.gguf"), out),
+        3,
+        &[
+            "metadata \"test.nested.deepest\" nests arrays more than 9 levels deep",
+            "at most 8 levels of array[] around arrays of values",
+            "cannot be converted",
+        ],
+    );
+    assert!(!out.exists());
 }
 
 /// gguf-py's big-endian writer: every number, tensor elements included, is big-endian. The conversion reads

@@ -12,8 +12,18 @@ use tpack::write::{Builder, EntryDecl, NewEntry};
 use tpack::zerocopy::little_endian::U64;
 use tpack::{ArrayArray, Container, Dtype, MetaValue};
 
-/// The GGUF fixtures, which all come back byte for byte.
-const FIXTURES: [&str; 5] = ["model.gguf", "aligned64.gguf", "alltypes.gguf", "mixed.gguf", "bigendian.gguf"];
+/// The GGUF fixtures, which all come back byte for byte: among them a vocabulary file with no tensors and no
+/// padding after its metadata (`vocab.gguf`, recorded as `gguf.unpadded`), and arrays nested 9 levels deep,
+/// the most a tpack value holds (`deep.gguf`).
+const FIXTURES: [&str; 7] = [
+    "model.gguf",
+    "aligned64.gguf",
+    "alltypes.gguf",
+    "mixed.gguf",
+    "bigendian.gguf",
+    "vocab.gguf",
+    "deep.gguf",
+];
 
 /// `IN` → tpack → GGUF in `dir`; returns the GGUF written back and the convert report of the first step.
 fn round_trip(dir: &Path, input: &Path) -> (PathBuf, String) {
@@ -296,6 +306,7 @@ fn what_gguf_cannot_hold_is_refused_by_name() {
     refused(None, Some(("gguf.version", MetaValue::U32(4))), &["gguf.version", "2 or 3"]);
     refused(None, Some(("gguf.key_order", MetaValue::U64(1))), &["gguf.key_order", "string[]"]);
     refused(None, Some(("gguf.big_endian", MetaValue::U8(1))), &["gguf.big_endian", "bool true"]);
+    refused(None, Some(("gguf.unpadded", MetaValue::U8(1))), &["gguf.unpadded", "no padding", "bool true"]);
     refused(None, Some(("general.alignment", MetaValue::U32(48))), &["general.alignment", "power of two"]);
 }
 
@@ -455,4 +466,73 @@ fn inspect_cuts_long_arrays_inside_arrays_of_arrays() {
     assert_eq!(cut["totals"]["elided_values"], 2);
     let full: Value = serde_json::from_str(&assert_ok(&run!("inspect", out, "--json", "--full"))).unwrap();
     assert_eq!(full["metadata"][0]["value"], doc["metadata"][0]["value"]);
+}
+
+/// `gguf.unpadded` describes a file with no tensors; a container that has tensors is written padded, as every
+/// GGUF writer pads before tensor data, with a note.
+#[test]
+fn a_stale_unpadded_record_is_noted_and_the_file_padded() {
+    let mut b = Builder::new();
+    b.push(NewEntry::new("w", Dtype::F32, &[1], &[0; 4])).unwrap();
+    b.metadata("gguf.unpadded", MetaValue::Bool(true)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.tpack");
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let out = dir.path().join("m.gguf");
+    let report = assert_ok(&run!("convert", input, out));
+    assert!(report.contains("note: gguf.unpadded records a GGUF file with no tensors"), "{report}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(bytes.len() % 32, 0, "padded to the alignment");
+    assert_eq!(tpack_gguf::parse(&bytes).unwrap().tensors.len(), 1);
+}
+
+/// The files a sharded output would replace are checked before the container's payloads are verified, as
+/// every other check of the output comes before the work: an existing split is refused at once (exit 4),
+/// even when verifying would have found the input corrupt (exit 1), and only then is the input verified.
+#[test]
+fn an_existing_split_is_refused_before_the_input_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("mixed.tpack");
+    assert_ok(&run!("convert", fixture("mixed.gguf"), mid));
+    // The splits an intact copy gives, which the corrupt one would be written as.
+    let out = dir.path().join("split.gguf");
+    assert_ok(&run!("convert", &mid, &out, "--max-shard-size", "0.5KB"));
+    let first = dir.path().join("split-00001-of-00004.gguf");
+    assert!(first.exists(), "{:?}", std::fs::read_dir(dir.path()).unwrap().collect::<Vec<_>>());
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "gguf") && path != first {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(&mid).unwrap();
+    let at = usize::try_from(Container::parse(&bytes).unwrap().entries().next().unwrap().offset()).unwrap();
+    bytes[at] ^= 0xff;
+    std::fs::write(&mid, &bytes).unwrap();
+    assert_fails(
+        &run!("convert", &mid, &out, "--max-shard-size", "0.5KB"),
+        4,
+        &["split-00001-of-00004.gguf", "--force"],
+    );
+    std::fs::remove_file(&first).unwrap();
+    assert_fails(
+        &run!("convert", mid, out, "--max-shard-size", "0.5KB"),
+        1,
+        &["is corrupt", "not converted"],
+    );
+}
+
+/// With `--max-shard-size`, a model that fits in one shard is written as OUT itself: an existing OUT is then
+/// refused without `--force` and replaced with it, as without the flag (it used to be replaced silently).
+#[test]
+fn a_split_output_that_fits_in_one_file_does_not_replace_out_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let mid = dir.path().join("m.tpack");
+    assert_ok(&run!("convert", fixture("model.gguf"), mid));
+    let out = dir.path().join("out.gguf");
+    std::fs::write(&out, b"mine").unwrap();
+    assert_fails(&run!("convert", &mid, &out, "--max-shard-size", "10GB"), 4, &["out.gguf", "--force"]);
+    assert_eq!(std::fs::read(&out).unwrap(), b"mine");
+    assert_ok(&run!("convert", &mid, &out, "--max-shard-size", "10GB", "--force"));
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(fixture("model.gguf")).unwrap());
 }

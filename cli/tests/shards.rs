@@ -419,11 +419,30 @@ fn a_tensor_in_another_shard_than_the_index_says_is_named() {
     refused(&dir, 3, &["holds tensor \"model.norm.weight\", but the index maps it to", SHARD_1]);
 }
 
+/// `metadata.total_size` is read by no loader (transformers reads the weight_map only); tools that strip
+/// tensors leave it stale and some writers omit it. A stale, missing or unreadable one is a note, and the
+/// model converts exactly as with a right one; a missing tensor or shard is still refused (tests above).
 #[test]
-fn a_wrong_total_size_is_refused() {
-    let (_t, dir) = copy_set("sharded");
-    edit_index(&dir, |i| i["metadata"]["total_size"] = json!(3587));
-    refused(&dir, 3, &["total_size is 3587 bytes, but the shards' tensors hold 3588 bytes"]);
+fn a_stale_missing_or_unreadable_total_size_is_a_note_not_a_refusal() {
+    let want = &expected_sets()["sharded"];
+    for (case, edit, note) in [
+        ("stale", json!(3587), "total_size is 3587 bytes, but the shards' tensors hold 3588 bytes"),
+        ("missing", Value::Null, "total_size is missing;"),
+        ("unreadable", json!("3588"), "total_size is \"3588\", not a byte count;"),
+    ] {
+        let (_t, dir) = copy_set("sharded");
+        edit_index(&dir, |i| {
+            let metadata = i["metadata"].as_object_mut().unwrap();
+            match edit {
+                Value::Null => drop(metadata.remove("total_size")),
+                other => drop(metadata.insert("total_size".into(), other)),
+            }
+        });
+        let out = dir.parent().unwrap().join("out.tpack");
+        let report = assert_ok(&run!("convert", dir, out));
+        assert!(report.contains(&format!("note: the index's metadata.{note}")), "{case}: {report}");
+        assert_tensors(&out, &want["tensors"], &want["order"]);
+    }
 }
 
 #[test]

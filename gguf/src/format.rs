@@ -11,10 +11,11 @@ pub const ALIGNMENT_KEY: &str = "general.alignment";
 pub const DEFAULT_ALIGNMENT: u64 = 32;
 /// The most dimensions a GGML tensor has (`GGML_MAX_DIMS`).
 pub const MAX_DIMS: u32 = 4;
-/// How deeply metadata arrays may nest: an array of arrays is depth 2. The format sets no bound, but ggml
-/// reads no nested arrays at all and gguf-py writes them only when asked to; the bound keeps the (recursive)
-/// parser's stack use fixed.
-pub const MAX_ARRAY_DEPTH: usize = 4;
+/// How deeply metadata arrays may nest: an array of arrays is depth 2. The format sets no bound (ggml reads
+/// no nested arrays at all; gguf-py writes them to any depth); the bound keeps the (recursive) parser's stack
+/// use fixed. It is 9 so that every array a tpack metadata value holds is read: tpack holds 8 levels of
+/// `array[]`, the outermost included, around the arrays of values at the 9th (tpack spec §7.1).
+pub const MAX_ARRAY_DEPTH: usize = 9;
 
 // The metadata value type codes (gguf.md `gguf_metadata_value_type`).
 pub(crate) const T_U8: u32 = 0;

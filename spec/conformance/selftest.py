@@ -696,6 +696,43 @@ def cases():
     np_zpad = write([E("c", "CONTAINER", (len(inner_pad),), inner_pad), E("z", pad_byte=7)])
     assert has_padding_before(np_zpad, 1)
     yield "order-nested-R37-before-outer-R37-entry1", np_zpad, "R37"   # message must name the nested entry
+    # ---- issue 22 review: verdicts the text of section 12 settles that no case pinned before; each file
+    # breaks two rules, and a reader that checks them in another order answers the other one
+    # an inline type's value_len and value_offset are not a pool range (section 7): R47, never R40 or R41
+    inline = write([], [("a", "u64", 1)])
+    yield "order-R47-not-R40-inline-value-len-past-pool", patch(inline, [(("m", 0), "value_len", 8)]), "R47"
+    yield "order-R47-not-R40-inline-value-offset-past-pool", patch(
+        inline, [(("m", 0), "value_offset", 1000), (("m", 0), "value_len", 5)]), "R47"
+    yield "order-R47-inline-before-R48", patch(write([], [("a", "bool", True)]),
+                                               [(("m", 0), "value_len", 1), (("m", 0), "value", 2)]), "R47"
+    # sections: R10 for every section in layout order, then R11, then R12
+    yield "order-R10-trailer-before-R11-table", patch(base, [("h", "table.offset", 168),
+                                                             ("h", "trailer.length", 10 ** 6)]), "R10"
+    yield "order-R11-before-R12", patch(grow_section(base, 5, bytes(4)), [("h", "index.offset", 8)]), "R11"
+    yield "order-R13-before-R14", patch(poke(base, sec(base, 5)[0] + 12, b"\0\0\0\0"),
+                                        [("h", "header_crc", 1)], crc=False), "R13"
+    # the header diagnosis of a header that breaks both R3 and R5 (R3 is found first)
+    yield "order-R13-not-R3-with-R5", patch(base, [("h", "major", 3), ("h", "incompat", 1)], crc=False), "R13"
+    # entries: R22, R23, R24, then the element count of R25
+    yield "order-R22-before-R25-count", write([E("a", 99, (2 ** 63, 4), b"")]), "R22"
+    yield "order-R24-before-R25-count", patch(write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]),
+                                              [(("d", 0), "dim4", 1)]), "R24"
+    # an unknown dtype of a newer minor: R32 (entries group, declared length) before R33 (SPEC_NOTES N3)
+    yield "order-R32-before-R33-unknown-dtype", patch(write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2),
+                                                      [(("d", 0), "offset", 2 ** 20)]), "R32"
+    # payloads: entry by entry, R33 to R36 for each
+    gap1 = write([E("a", alignment=8), E("b", alignment=8, extra_pad=1), E("c", alignment=8)])
+    yield "order-R36-entry1-before-R33-entry2", patch(gap1, [(("d", 2), "offset", 2 ** 40)]), "R36"
+    # metadata: record by record; the pool tail (R41) last
+    yield "order-R47-record0-before-R40-record1", patch(base, [(("m", 0), "reserved", 1),
+                                                               (("m", 1), "key_len", 900)]), "R47"
+    yield "order-R48-before-R41-pool-tail", grow_section(write([], [("b", "bool", 2)]), 3, b"Z"), "R48"
+    # R38 is the nesting group's rule of the depth-8 container itself: an earlier group's rule of that
+    # container comes first (R39 to its parent), a later group's rule after it
+    leaf_r17 = write([E(""), E("c", "CONTAINER", (len(empty),), empty)])
+    yield "order-R39-depth-8-R17-before-R38", nest(8, leaf=leaf_r17), "R39"
+    leaf_r43 = write([E("c", "CONTAINER", (len(empty),), empty)], [(b"\xff", "u64", 1)])
+    yield "order-R38-before-depth-8-R43", nest(8, leaf=leaf_r43), "R38"
     for case in cases_1_1():
         yield case
 
@@ -818,6 +855,13 @@ def cases_1_1():
     yield "R22-dtype-44-minor-0", write([E("a", 44, (3,), b"xyz")]), "R22"
     # R52 before the entries: a record for an unknown code must itself be well formed
     yield "R52-unknown-dtype-record-bad", unk([E("u", 99, (64,), bytes(20))], [(99, 3, 10)]), "R52"
+    # issue 22 review: with a record's block geometry too, R26 comes before the byte-length part of R25
+    # ((2^64 - 1) // 32 x 40 would overflow); a record for code 0 applies like any other (section 3.4)
+    yield "order-R26-before-R25-bytes-unknown-dtype-record", unk([E("u", 99, (2 ** 64 - 1,), b"")],
+                                                                [(99, 32, 40)]), "R26"
+    yield "R26-code-0-record", unk([E("u", 0, (33,), bytes(10))], [(0, 32, 10)]), "R26"
+    # section 10: a 1.1 reader reads a minor-2 file's extension as items (R51, R52), not as ignored bytes
+    yield "R52-minor-2-own-geometry-differs", unk([E("q", "Q4_1", (32,))], [(20, 32, 21)]), "R52"
 
     # ---- the new dtypes' shape and length rules (R25, R26, R28)
     yield "R26-Q2_K-inner-128", write11([E("a", "Q2_K", (2, 128), bytes(84))]), "R26"

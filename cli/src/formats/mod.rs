@@ -10,10 +10,9 @@
 
 use std::path::Path;
 
-use ::tpack::Container;
+use ::tpack::{Container, OwnedMetaValue};
 
 use crate::error::Result;
-use crate::manifest::OwnedValue;
 
 pub(crate) mod gguf;
 pub(crate) mod safetensors;
@@ -117,7 +116,7 @@ pub(crate) struct Model<'a> {
     /// Entries in the order they are written, their payloads borrowed from the input.
     pub(crate) entries: Vec<OutEntry<'a>>,
     /// Metadata records (the writer orders them by key).
-    pub(crate) metadata: Vec<(String, OwnedValue)>,
+    pub(crate) metadata: Vec<(String, OwnedMetaValue)>,
     /// What the reader noticed that the user should know, one sentence each (printed as `note:` lines).
     pub(crate) notes: Vec<String>,
 }
@@ -159,6 +158,12 @@ pub(crate) trait Export {
             )));
         }
         Ok(vec![name.to_owned()])
+    }
+
+    /// Whether a file of the name asked for, left beside the shards written instead, would be read in their
+    /// place (so that, with `--force`, a sharded write removes it, and without, refuses to go on).
+    fn shadows_shards(&self) -> bool {
+        false
     }
 
     /// Writes `container`, already verified and read from `input` (which messages name), in this format as

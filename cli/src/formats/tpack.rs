@@ -139,7 +139,7 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
             })?;
         }
         for (key, value) in metadata {
-            value.with_value(|v| w.metadata(key, v)).map_err(|err| {
+            w.metadata(key, value.as_value()).map_err(|err| {
                 CliError::input(format!("cannot write metadata {key:?} to {}: {err}", out.display()))
             })?;
         }

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use tpack_gguf::{Gguf, GgufValue};
 
-use super::Shard;
+use super::shard::Shard;
 use crate::error::{CliError, Kind, Result};
-use crate::formats::gguf::KEY_ORDER;
+use crate::formats::gguf::{KEY_ORDER, UNPADDED};
 use crate::formats::Model;
-use crate::owned_value::OwnedValue;
+use tpack::{MetaValue, OwnedMetaValue};
 
 /// The split's 0-based number.
 pub(crate) const SPLIT_NO: &str = "split.no";
@@ -100,17 +100,21 @@ struct Layout {
 /// that each is there, is a GGUF file, and agrees with the first: its `split.no` is its place, its
 /// `split.count` and `split.tensors.count` are the first's, and so are its version, byte order and alignment
 /// (a split without `general.alignment` takes the first's, as gguf-py and gguf-split write them). A GGUF file
-/// that is no split, or that does not parse (the one-file path says why), is `None`.
+/// that is no split, or that does not parse (the one-file path says why), gives its map back.
 ///
 /// # Errors
 /// [`Kind::Input`]: `input` is a later split, is named so that its splits cannot be found, or a split
 /// disagrees; [`Kind::Io`]: a split is missing or cannot be read.
-pub(crate) fn open(input: &Path, map: memmap2::Mmap) -> Result<Option<Vec<Shard>>> {
-    let Ok(first) = tpack_gguf::parse(&map) else {
-        return Ok(None);
+pub(crate) fn open(
+    input: &Path,
+    map: memmap2::Mmap,
+) -> Result<std::result::Result<Vec<Shard>, memmap2::Mmap>> {
+    let split = match tpack_gguf::parse(&map) {
+        Ok(first) => split_of(input, &first)?.map(|split| (split, first)),
+        Err(_) => None,
     };
-    let Some(split) = split_of(input, &first)? else {
-        return Ok(None);
+    let Some((split, first)) = split else {
+        return Ok(Err(map));
     };
     let name = input.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let own = suffix(split.no, split.count);
@@ -216,20 +220,25 @@ pub(crate) fn open(input: &Path, map: memmap2::Mmap) -> Result<Option<Vec<Shard>
         drop(file);
         shards.push(Shard { path, map });
     }
-    Ok(Some(shards))
+    Ok(Ok(shards))
 }
 
-/// Prepares the model read from one split for merging: drops the `split.*` keys, which describe the files and
-/// not the model (and, but for the `first` split, its record of the key order), and raises each payload alignment to `alignment`, the first split's (so that a split
+/// Prepares the model read from one split for merging: drops the `split.*` keys and the record of a split
+/// with no padding ([`UNPADDED`]), which describe the files and not the model (and, but for the `first` split, its record of the key order), and raises each payload alignment to `alignment`, the first split's (so that a split
 /// without `general.alignment` keeps the layout the model's `general.alignment` asks for).
 pub(super) fn strip(model: &mut Model<'_>, alignment: u32, first: bool) {
-    model.metadata.retain(|(key, _)| !key.starts_with(SPLIT_KEYS));
+    // A split's padding describes that file, not the merged model (which has tensors, so is padded).
+    model.metadata.retain(|(key, _)| !key.starts_with(SPLIT_KEYS) && key != UNPADDED);
     // The recorded GGUF key order (`gguf.key_order`) is the first split's, which holds the model's metadata;
     // the later splits' orders list only their split keys and would disagree with it in the merge.
     if first {
         for (key, value) in &mut model.metadata {
-            if let (true, OwnedValue::StringArray(keys)) = (key == KEY_ORDER, value) {
-                keys.retain(|k| !k.starts_with(SPLIT_KEYS));
+            let MetaValue::StringArray(keys) = value.as_value() else { continue };
+            if key == KEY_ORDER {
+                // Fewer items of a valid string[]: always a valid value, so the error arm is never taken.
+                if let Ok(kept) = OwnedMetaValue::string_array(keys.filter(|k| !k.starts_with(SPLIT_KEYS))) {
+                    *value = kept;
+                }
             }
         }
     } else {

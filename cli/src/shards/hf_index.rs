@@ -5,12 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
-use super::Shard;
+use super::shard::Shard;
 use crate::error::{CliError, Kind, Result};
+use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{Format, Model};
-
-/// How the name of an index ends (`model.safetensors.index.json`, `diffusion_pytorch_model.safetensors.index.json`).
-pub(crate) const INDEX_SUFFIX: &str = ".safetensors.index.json";
 
 /// The largest index read: as large as the largest safetensors header the `safetensors` crate reads. A real
 /// index is about 100 bytes per tensor.
@@ -19,11 +17,24 @@ const MAX_INDEX_LEN: u64 = 100_000_000;
 /// The index's metadata key for the sum of the tensors' bytes.
 const TOTAL_SIZE: &str = "total_size";
 
+/// What an index says of `metadata.total_size`, the sum of every tensor's bytes. Loaders ignore it
+/// (`transformers` reads only the `weight_map`), tools that drop tensors leave it stale and some writers
+/// omit it: it is checked, and a missing, unreadable or stale one is a note, never a refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TotalSize {
+    /// Absent.
+    Missing,
+    /// A byte count.
+    Bytes(u64),
+    /// Present but no byte count: its JSON text.
+    NotACount(String),
+}
+
 /// A parsed index: which shard holds each tensor.
 #[derive(Debug)]
 pub(crate) struct Index {
-    /// `metadata.total_size`, if present: the sum of every tensor's bytes.
-    pub(crate) total_size: Option<u64>,
+    /// `metadata.total_size`.
+    pub(crate) total_size: TotalSize,
     /// The other `metadata` entries, as tpack string metadata: a JSON string as itself, any other value as
     /// its JSON text.
     pub(crate) metadata: Vec<(String, String)>,
@@ -81,7 +92,8 @@ fn plain_name(name: &str) -> bool {
 
 /// Parses the index `text` (the content of `path`, which messages name), checking its structure completely:
 /// an object with a `weight_map` object of tensor names to plain file names, and an optional `metadata` object
-/// whose `total_size` is a byte count. Repeated keys are refused, as they are in safetensors headers.
+/// (whose `total_size`, if it is no byte count, is kept as [`TotalSize::NotACount`]). Repeated keys are
+/// refused, as they are in safetensors headers.
 ///
 /// # Errors
 /// [`Kind::Input`] naming the index and what is wrong.
@@ -127,7 +139,7 @@ pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Index> {
         })
         .collect();
 
-    let mut total_size = None;
+    let mut total_size = TotalSize::Missing;
     let mut metadata = Vec::new();
     match top.get("metadata") {
         None | Some(serde_json::Value::Null) => {}
@@ -140,10 +152,7 @@ pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Index> {
                             .filter(|f| f.fract() == 0.0 && (0.0..9.007_199_254_740_992e15).contains(f))
                             .map(|f| f as u64)
                     });
-                    total_size =
-                        Some(n.ok_or_else(|| {
-                            bad(format!("its metadata.total_size is {v}, not a byte count"))
-                        })?);
+                    total_size = n.map_or_else(|| TotalSize::NotACount(v.to_string()), TotalSize::Bytes);
                 } else {
                     let text = match v {
                         serde_json::Value::String(s) => s.clone(),
@@ -220,12 +229,18 @@ pub(crate) fn open(path: &Path) -> Result<(Index, Vec<Shard>)> {
 }
 
 /// Checks that the index at `path` and the models read from its `shards` agree: every tensor is in exactly
-/// one shard, the one the index maps it to; no shard holds a tensor the index does not name; and
-/// `total_size`, if given, is the sum of the tensors' bytes. The first disagreement is the error.
+/// one shard, the one the index maps it to, and no shard holds a tensor the index does not name. The first
+/// disagreement is the error. `total_size` is compared with the sum of the tensors' bytes too, but only for
+/// the report: a missing, unreadable or stale one is a note (see [`TotalSize`]).
 ///
 /// # Errors
 /// [`Kind::Input`] naming the index, the shard and the tensor.
-pub(crate) fn check(path: &Path, index: &Index, shards: &[Shard], models: &[Model<'_>]) -> Result<()> {
+pub(crate) fn check(
+    path: &Path,
+    index: &Index,
+    shards: &[Shard],
+    models: &[Model<'_>],
+) -> Result<Vec<String>> {
     let disagree = |why: String| CliError::input(format!("{}: {why}", path.display()));
     let shown = |i: usize| shards.get(i).map(|s| s.path.display().to_string()).unwrap_or_default();
     let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -274,16 +289,22 @@ pub(crate) fn check(path: &Path, index: &Index, shards: &[Shard], models: &[Mode
             shown(f)
         )));
     }
-    if let Some(total) = index.total_size {
-        let sum: u64 = models.iter().flat_map(|m| &m.entries).map(|e| e.length).sum();
-        if sum != total {
-            return Err(disagree(format!(
-                "its metadata.total_size is {total} bytes, but the shards' tensors hold {sum} bytes; the index \
-                 does not describe these shards (if only the index is wrong, correct or remove its total_size)"
-            )));
-        }
-    }
-    Ok(())
+    let sum: u64 = models.iter().flat_map(|m| &m.entries).map(|e| e.length).sum();
+    Ok(total_size_note(&index.total_size, sum).into_iter().collect())
+}
+
+/// The note on an index's `total_size` when it is not `sum`, the bytes its shards' tensors hold.
+fn total_size_note(total_size: &TotalSize, sum: u64) -> Option<String> {
+    let why = match total_size {
+        TotalSize::Bytes(total) if *total == sum => return None,
+        TotalSize::Bytes(total) => format!("is {total} bytes, but the shards' tensors hold {sum} bytes"),
+        TotalSize::Missing => "is missing".to_owned(),
+        TotalSize::NotACount(text) => format!("is {text}, not a byte count"),
+    };
+    Some(format!(
+        "the index's metadata.total_size {why}; loaders do not read it (transformers reads only the weight_map, \
+         which agrees with the shards), so the model is converted all the same"
+    ))
 }
 
 #[cfg(test)]
@@ -302,7 +323,7 @@ mod tests {
                                "c": "model-00002-of-00010.safetensors"}}"#,
         )
         .unwrap();
-        assert_eq!(i.total_size, Some(28));
+        assert_eq!(i.total_size, TotalSize::Bytes(28));
         assert_eq!(i.files, ["model-00002-of-00010.safetensors", "model-00010-of-00010.safetensors"]);
         assert_eq!(
             i.weight_map.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(),
@@ -314,9 +335,13 @@ mod tests {
         );
         assert_eq!(
             parsed(r#"{"metadata": {"total_size": 28.0}, "weight_map": {"a": "x"}}"#).unwrap().total_size,
-            Some(28)
+            TotalSize::Bytes(28)
         );
-        assert_eq!(parsed(r#"{"weight_map": {"a": "x"}}"#).unwrap().total_size, None);
+        assert_eq!(parsed(r#"{"weight_map": {"a": "x"}}"#).unwrap().total_size, TotalSize::Missing);
+        for (text, kept) in [("-1", "-1"), ("\"5\"", "\"5\""), ("null", "null"), ("2.5", "2.5")] {
+            let index = format!(r#"{{"metadata": {{"total_size": {text}}}, "weight_map": {{"a": "x"}}}}"#);
+            assert_eq!(parsed(&index).unwrap().total_size, TotalSize::NotACount(kept.to_owned()), "{text}");
+        }
     }
 
     #[test]
@@ -351,8 +376,6 @@ mod tests {
             (r#"{"weight_map": {"a": 1}}"#, "is not a file name"),
             (r#"{"weight_map": {"a": "x", "a": "y"}}"#, "it is ambiguous"),
             (r#"{"metadata": 1, "weight_map": {"a": "x"}}"#, "\"metadata\" is not an object"),
-            (r#"{"metadata": {"total_size": -1}, "weight_map": {"a": "x"}}"#, "not a byte count"),
-            (r#"{"metadata": {"total_size": "5"}, "weight_map": {"a": "x"}}"#, "not a byte count"),
         ] {
             let e = parsed(text).unwrap_err();
             assert!(
@@ -362,5 +385,17 @@ mod tests {
         }
         let e = parse(Path::new("i.json"), b"\xff").unwrap_err().to_string();
         assert!(e.contains("not UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn a_total_size_that_is_not_the_sum_is_a_note() {
+        assert_eq!(total_size_note(&TotalSize::Bytes(12), 12), None);
+        let stale = total_size_note(&TotalSize::Bytes(11), 12).unwrap();
+        assert!(
+            stale.starts_with("the index's metadata.total_size is 11 bytes, but the shards' tensors hold 12")
+        );
+        assert!(total_size_note(&TotalSize::Missing, 12).unwrap().contains("total_size is missing;"));
+        let text = total_size_note(&TotalSize::NotACount("\"5\"".into()), 12).unwrap();
+        assert!(text.contains("total_size is \"5\", not a byte count;"), "{text}");
     }
 }

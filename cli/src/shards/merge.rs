@@ -6,26 +6,7 @@ use std::path::Path;
 
 use crate::error::{CliError, Result};
 use crate::formats::Model;
-use crate::manifest::OwnedValue;
-
-/// Whether `a` and `b` are the same value, floats compared by their bits (so two NaNs with the same payload
-/// agree, and 0.0 and -0.0 do not).
-fn same(a: &OwnedValue, b: &OwnedValue) -> bool {
-    match (a, b) {
-        (OwnedValue::F64(x), OwnedValue::F64(y)) => x.to_bits() == y.to_bits(),
-        (OwnedValue::F64Array(x), OwnedValue::F64Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (OwnedValue::F32(x), OwnedValue::F32(y)) => x.to_bits() == y.to_bits(),
-        (OwnedValue::F32Array(x), OwnedValue::F32Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (OwnedValue::ArrayArray(x), OwnedValue::ArrayArray(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
-        }
-        _ => a == b,
-    }
-}
+use tpack::OwnedMetaValue;
 
 /// Concatenates `parts` (each shard's path and model, in shard order) into one model. An entry name in two
 /// shards is refused, naming both; metadata is the union of the shards', and a key two shards give different
@@ -36,7 +17,7 @@ fn same(a: &OwnedValue, b: &OwnedValue) -> bool {
 pub(super) fn merge<'a>(set: &Path, parts: Vec<(&Path, Model<'a>)>) -> Result<Model<'a>> {
     let total = parts.iter().map(|(_, m)| m.entries.len()).sum();
     let mut entries = Vec::with_capacity(total);
-    let mut metadata: Vec<(String, OwnedValue)> = Vec::new();
+    let mut metadata: Vec<(String, OwnedMetaValue)> = Vec::new();
     // Where each name and key was first seen: shard index (and, for keys, the index in `metadata`).
     let mut names: HashMap<String, usize> = HashMap::with_capacity(total);
     let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
@@ -64,7 +45,7 @@ pub(super) fn merge<'a>(set: &Path, parts: Vec<(&Path, Model<'a>)>) -> Result<Mo
         for (key, value) in model.metadata {
             match keys.get(&key) {
                 Some(&(first, at)) => {
-                    if !same(&metadata[at].1, &value) {
+                    if metadata[at].1 != value {
                         return Err(CliError::input(format!(
                             "{}: metadata {key:?} has one value in {} and another in {}, so which to keep cannot \
                              be told; make the shards agree",
@@ -90,7 +71,7 @@ mod tests {
     use crate::formats::tpack::{OutEntry, Payload};
     use std::borrow::Cow;
 
-    fn model<'a>(names: &[&'a str], metadata: &[(&str, OwnedValue)]) -> Model<'a> {
+    fn model<'a>(names: &[&'a str], metadata: &[(&str, OwnedMetaValue)]) -> Model<'a> {
         Model {
             compat_flags: 0,
             entries: names
@@ -112,18 +93,21 @@ mod tests {
 
     #[test]
     fn entries_in_shard_order_and_agreeing_metadata_once() {
-        let s = OwnedValue::String("pt".into());
+        let s = OwnedMetaValue::from("pt");
         let m = merge(
             Path::new("set"),
             vec![
                 (Path::new("a"), model(&["x", "y"], &[("format", s.clone())])),
-                (Path::new("b"), model(&["z"], &[("format", s.clone()), ("extra", OwnedValue::U64(1))])),
+                (
+                    Path::new("b"),
+                    model(&["z"], &[("format", s.clone()), ("extra", OwnedMetaValue::from(1u64))]),
+                ),
             ],
         )
         .unwrap();
         let names: Vec<&str> = m.entries.iter().map(|e| e.name.as_ref()).collect();
         assert_eq!(names, ["x", "y", "z"]);
-        assert_eq!(m.metadata, vec![("format".into(), s), ("extra".into(), OwnedValue::U64(1))]);
+        assert_eq!(m.metadata, vec![("format".into(), s), ("extra".into(), OwnedMetaValue::from(1u64))]);
     }
 
     #[test]
@@ -144,13 +128,13 @@ mod tests {
         let e = merge(
             Path::new("set"),
             vec![
-                (Path::new("a"), model(&[], &[("f", OwnedValue::F64(0.0))])),
-                (Path::new("b"), model(&[], &[("f", OwnedValue::F64(-0.0))])),
+                (Path::new("a"), model(&[], &[("f", OwnedMetaValue::from(0.0f64))])),
+                (Path::new("b"), model(&[], &[("f", OwnedMetaValue::from(-0.0f64))])),
             ],
         )
         .unwrap_err();
         assert!(e.to_string().contains("metadata \"f\" has one value in a and another in b"), "{e}");
-        let nan = OwnedValue::F64(f64::from_bits(0x7ff8_0000_0000_0001));
+        let nan = OwnedMetaValue::from(f64::from_bits(0x7ff8_0000_0000_0001));
         assert!(merge(
             Path::new("set"),
             vec![

@@ -1,5 +1,5 @@
-//! Models stored in several files ("shards"): reading a shard set into one container, and writing a container
-//! as a sharded safetensors model.
+//! Models stored in several files ("shards") as a source: a shard set read and merged into one model. (Sharded
+//! output is written by each format's writer: `formats::safetensors`, `formats::gguf`.)
 //!
 //! Two kinds of shard set are read ([`ShardSet::find`]):
 //! - Hugging Face's sharded safetensors ([`hf_index`]): an index `*.safetensors.index.json` (given as a file,
@@ -14,28 +14,19 @@
 //! copied once from its map, and the one-file path is untouched. Rejected: a `read_many` on the `Import`
 //! trait, which would give every format the set logic of the others.
 
-pub(crate) mod gguf_split;
-pub(crate) mod hf_index;
+mod gguf_split;
+mod hf_index;
 mod merge;
-pub(crate) mod plan;
-pub(crate) mod safetensors_out;
+mod shard;
+
+use shard::Shard;
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::convert::{check_output_path, output_format, unsupported};
-use crate::error::{missing_directory, CliError, Result};
-use crate::formats::{gguf::Gguf, safetensors::Safetensors, tpack, Format, Import, Model};
-use crate::fsutil::{check_overwrite, size_short};
-use crate::manifest::OwnedValue;
+use ::tpack::OwnedMetaValue;
 
-/// One file of a shard set, mapped for as long as the set lives.
-#[derive(Debug)]
-pub(crate) struct Shard {
-    /// Its path, as messages name it.
-    pub(crate) path: PathBuf,
-    /// Its content.
-    pub(crate) map: memmap2::Mmap,
-}
+use crate::error::{CliError, Result};
+use crate::formats::{gguf::Gguf, safetensors::Safetensors, Format, Import, Model};
 
 /// What ties the shards of a set together.
 #[derive(Debug)]
@@ -56,43 +47,39 @@ pub(crate) struct ShardSet {
     shards: Vec<Shard>,
 }
 
-/// What [`ShardSet::read`] gives: the merged model and what the user should know about it.
-pub(crate) struct Read<'a> {
-    /// The model, its payloads borrowed from the shards' maps.
-    pub(crate) model: Model<'a>,
-    /// Sentences for the report.
-    pub(crate) notes: Vec<String>,
+/// What a path names: a shard set, or one file, mapped (once: the split check reads the same map).
+#[derive(Debug)]
+pub(crate) enum Found {
+    /// A shard set, every shard present and mapped.
+    Set(ShardSet),
+    /// One file, which the one-file path reads (and refuses, if it must).
+    File(memmap2::Mmap),
 }
 
 impl ShardSet {
-    /// The shard set `input` names, if it names one: a Hugging Face index (a `.json` file, or a directory that
-    /// holds one `*.safetensors.index.json`), or the first split of a split GGUF. Every shard is then present
-    /// and mapped. `None` for everything else, which the one-file path reads (and refuses, if it must).
+    /// What `input` names: a shard set, if it names one (a Hugging Face index: a `.json` file, or a directory
+    /// that holds one `*.safetensors.index.json`; or the first split of a split GGUF), with every shard
+    /// present and mapped; else the one file `input`, mapped.
     ///
     /// # Errors
     /// A missing or unreadable shard, an invalid index, a later split given instead of the first, splits that
-    /// disagree: each named.
-    pub(crate) fn find(input: &Path) -> Result<Option<ShardSet>> {
+    /// disagree: each named; [`crate::Kind::Io`] when `input` cannot be mapped.
+    pub(crate) fn find(input: &Path) -> Result<Found> {
         if let Some(index_path) = hf_index::locate(input)? {
             let (index, shards) = hf_index::open(&index_path)?;
-            return Ok(Some(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
+            return Ok(Found::Set(ShardSet { origin: index_path, kind: SetKind::Index(index), shards }));
         }
-        // Only a file that is GGUF by its first bytes can be a split; anything else goes the one-file way.
-        let Ok(file) = std::fs::File::open(input) else {
-            return Ok(None);
-        };
-        let mut magic = [0u8; 4];
-        if std::io::Read::read_exact(&mut &file, &mut magic).is_err() || !crate::formats::gguf::sniff(&magic)
-        {
-            return Ok(None);
-        }
-        drop(file);
         let map = crate::fsutil::map(input)?;
-        Ok(gguf_split::open(input, map)?.map(|shards| ShardSet {
-            origin: input.to_path_buf(),
-            kind: SetKind::GgufSplit,
-            shards,
-        }))
+        // Only a file that is GGUF by its first bytes can be a split.
+        if !crate::formats::gguf::sniff(&map) {
+            return Ok(Found::File(map));
+        }
+        Ok(match gguf_split::open(input, map)? {
+            Ok(shards) => {
+                Found::Set(ShardSet { origin: input.to_path_buf(), kind: SetKind::GgufSplit, shards })
+            }
+            Err(map) => Found::File(map),
+        })
     }
 
     /// The format of the shards.
@@ -104,6 +91,18 @@ impl ShardSet {
         }
     }
 
+    /// The file that names the set: the index, or the first split.
+    #[must_use]
+    pub(crate) fn origin(&self) -> &Path {
+        &self.origin
+    }
+
+    /// How many shards the set has.
+    #[must_use]
+    pub(crate) fn len(&self) -> usize {
+        self.shards.len()
+    }
+
     /// Every file of the set: the index (if there is one) and the shards.
     pub(crate) fn files(&self) -> impl Iterator<Item = &Path> {
         let index = matches!(self.kind, SetKind::Index(_)).then_some(self.origin.as_path());
@@ -111,12 +110,12 @@ impl ShardSet {
     }
 
     /// Reads every shard with its format's reader, checks the set's consistency and merges the shards into
-    /// one model, tensors in shard order.
+    /// one model, tensors in shard order, with what the user should know about it in its notes.
     ///
     /// # Errors
     /// [`crate::Kind::Input`]: a shard is invalid, or the shards disagree with the index, the split keys or
     /// each other.
-    pub(crate) fn read(&self) -> Result<Read<'_>> {
+    pub(crate) fn read(&self) -> Result<Model<'_>> {
         let mut models = Vec::with_capacity(self.shards.len());
         let mut notes = Vec::new();
         match &self.kind {
@@ -124,12 +123,12 @@ impl ShardSet {
                 for s in &self.shards {
                     models.push(Safetensors.read(&s.path, &s.map)?);
                 }
-                hf_index::check(&self.origin, index, &self.shards, &models)?;
+                notes.extend(hf_index::check(&self.origin, index, &self.shards, &models)?);
                 // The index's own metadata (other than total_size) is the model's too: huggingface_hub puts a
                 // caller's metadata there when it shards. It joins the shards' under the same rule.
                 if let Some(first) = models.first_mut() {
                     first.metadata.extend(
-                        index.metadata.iter().map(|(k, v)| (k.clone(), OwnedValue::String(v.clone()))),
+                        index.metadata.iter().map(|(k, v)| (k.clone(), OwnedMetaValue::from(v.as_str()))),
                     );
                 }
                 if !index.metadata.is_empty() {
@@ -149,7 +148,7 @@ impl ShardSet {
             }
         }
         let parts = self.shards.iter().map(|s| s.path.as_path()).zip(models).collect();
-        let model = merge::merge(&self.origin, parts)?;
+        let mut model = merge::merge(&self.origin, parts)?;
         if let (SetKind::GgufSplit, Some(declared)) = (&self.kind, gguf_split::declared_tensors(&self.shards))
         {
             let held = model.entries.len() as u64;
@@ -162,7 +161,8 @@ impl ShardSet {
                 )));
             }
         }
-        Ok(Read { model, notes })
+        model.notes.extend(notes);
+        Ok(model)
     }
 
     /// The payload alignment of the first split's tensors, as the GGUF reader gives them: its
@@ -173,63 +173,4 @@ impl ShardSet {
         let asked = file.and_then(|f| u32::try_from(f.alignment).ok()).unwrap_or(0);
         asked.max(::tpack::format::DEFAULT_ALIGNMENT)
     }
-}
-
-/// Refuses `--max-shard-size` for an output format that this tool writes as one file.
-///
-/// # Errors
-/// [`crate::Kind::Input`] saying which outputs it applies to.
-pub(crate) fn check_shard_size_target(max_shard_size: Option<u64>, to: Format) -> Result<()> {
-    match max_shard_size {
-        Some(_) if !matches!(to, Format::Safetensors | Format::Gguf) => Err(CliError::input(format!(
-            "--max-shard-size applies to safetensors and GGUF output; {} output is written as one file",
-            to.name()
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// `tpack convert SET OUT`: the checks of the one-file path, in its order (OUT is one of the set's files; OUT
-/// is a directory; OUT's format; the pair of formats; OUT's directory; OUT exists), then the set is read,
-/// checked and merged, and written as one container.
-///
-/// # Errors
-/// As [`crate::commands::convert::run`], and whatever [`ShardSet::read`] refuses.
-pub(crate) fn into_tpack(
-    set: &ShardSet,
-    output: &Path,
-    to: Option<Format>,
-    force: bool,
-    max_shard_size: Option<u64>,
-    quiet: bool,
-) -> Result<String> {
-    for file in set.files() {
-        check_output_path(file, output)?;
-    }
-    let to = output_format(output, to)?;
-    if to != Format::Tpack {
-        return Err(unsupported(&set.origin, set.format(), to));
-    }
-    check_shard_size_target(max_shard_size, to)?;
-    if let Some(dir) = missing_directory(output) {
-        return Err(CliError::no_directory(output, dir));
-    }
-    check_overwrite(output, force)?;
-    let Read { model, notes } = set.read()?;
-    tpack::write(&model, output, quiet)?;
-    let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    let mut report = format!(
-        "converted {} ({} {} shards, {} tensors, {} metadata values) to {} ({})\n",
-        set.origin.display(),
-        set.shards.len(),
-        set.format().name(),
-        model.entries.len(),
-        model.metadata.len(),
-        output.display(),
-        size_short(bytes)
-    );
-    for note in notes {
-        report.push_str(&format!("note: {note}\n"));
-    }
-    Ok(report)
 }

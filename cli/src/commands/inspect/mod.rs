@@ -14,9 +14,9 @@
 use std::path::Path;
 
 use crate::error::{CliError, Result};
+use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{importer, tpack::open, Format};
-use crate::shards::hf_index::INDEX_SUFFIX;
-use crate::shards::ShardSet;
+use crate::shards::{Found, ShardSet};
 use crate::text::quoted;
 
 mod detail;
@@ -74,17 +74,19 @@ pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
 /// ([`crate::error::Kind::Invalid`]) or a valid foreign file ([`crate::error::Kind::Input`]); `--entry` names
 /// no entry ([`crate::error::Kind::Input`]).
 pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
-    if let Some(set) = shard_set(path)? {
-        // A shard set (a Hugging Face index, or the first split of a split GGUF), read and merged as
-        // `convert` reads it.
-        let files: Vec<&Path> = set.files().collect();
-        let length = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).sum();
-        let read = set.read()?;
-        let mut model = Model::of_import(set.format(), &read.model, length);
-        model.files = files.len();
-        return show(path, &model, opts).map(with_newline);
-    }
-    let map = crate::fsutil::map(path)?;
+    let map = match find(path)? {
+        Found::Set(set) => {
+            // A shard set (a Hugging Face index, or the first split of a split GGUF), read and merged as
+            // `convert` reads it.
+            let files: Vec<&Path> = set.files().collect();
+            let length = files.iter().map(|f| std::fs::metadata(f).map_or(0, |m| m.len())).sum();
+            let read = set.read()?;
+            let mut model = Model::of_import(set.format(), &read, length);
+            model.files = files.len();
+            return show(path, &model, opts).map(with_newline);
+        }
+        Found::File(map) => map,
+    };
     let file_length = map.len() as u64;
     // Each input is read into the one model; what the model borrows (the map, a parsed GGUF file, a model
     // another importer read) lives here. A GGUF file is parsed here rather than imported, as the importer
@@ -104,19 +106,19 @@ pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
     Ok(with_newline(out))
 }
 
-/// The shard set `path` names, as `convert` finds it; a directory without a Hugging Face index is none
-/// (it is then refused as a directory, as any other input that is no file).
+/// What `path` names, as `convert` finds it: a shard set, or one file, mapped; a directory without a Hugging
+/// Face index is refused as a directory, as any other input that is no file.
 ///
 /// # Errors
-/// As [`ShardSet::find`].
-fn shard_set(path: &Path) -> Result<Option<ShardSet>> {
+/// As [`ShardSet::find`]; [`crate::error::Kind::Io`] for a directory without an index.
+fn find(path: &Path) -> Result<Found> {
     if path.is_dir() {
         let listing = std::fs::read_dir(path).map_err(|e| CliError::io("cannot list", path, &e))?;
         let has_index = listing
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .any(|name| name.ends_with(INDEX_SUFFIX));
         if !has_index {
-            return Ok(None);
+            return crate::fsutil::map(path).map(Found::File);
         }
     }
     ShardSet::find(path)

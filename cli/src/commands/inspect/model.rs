@@ -15,7 +15,7 @@ use super::Options;
 use crate::error::Result;
 use crate::formats::tpack::OutEntry;
 use crate::formats::{gguf, Format, Model as Imported};
-use crate::meta_view::{Level, MetaView, OwnedView};
+use crate::meta_view::{Level, MetaView};
 
 /// A file read for inspection.
 pub(super) struct Model<'a> {
@@ -86,14 +86,12 @@ pub(super) struct Record<'a> {
 /// A metadata value as read, in tpack's terms, from any input.
 #[derive(Clone, Copy)]
 pub(super) enum Value<'a> {
-    /// A tpack value, borrowed from the container (or a scalar made here).
+    /// A tpack value, borrowed from the container or from a value an importer read (or a scalar made here).
     Tpack(MetaValue<'a>),
     /// A GGUF value, borrowed from the file, as `convert` would store it.
     Gguf(GgufValue<'a>),
     /// The keys of a GGUF file in file order: the `string[]` `convert` records as `gguf.key_order`.
     GgufKeys(&'a [(&'a str, GgufValue<'a>)]),
-    /// A value an importer read (and owns).
-    Imported(OwnedView<'a>),
 }
 
 impl<'a> MetaView<'a> for Value<'a> {
@@ -102,7 +100,6 @@ impl<'a> MetaView<'a> for Value<'a> {
             Value::Tpack(v) => MetaView::value_type(v),
             Value::Gguf(v) => v.value_type(),
             Value::GgufKeys(_) => MetaType::STRING_ARRAY,
-            Value::Imported(v) => v.value_type(),
         }
     }
 
@@ -120,7 +117,6 @@ impl<'a> MetaView<'a> for Value<'a> {
                 len: keys.len(),
                 items: Box::new(keys.iter().map(|(k, _)| Value::Tpack(MetaValue::String(k)))),
             },
-            Value::Imported(v) => wrap(v.level(), Value::Imported),
         }
     }
 }
@@ -189,7 +185,8 @@ impl<'a> Model<'a> {
         let metadata = imported
             .metadata
             .iter()
-            .map(|(key, v)| Record { key, value: Value::Imported(OwnedView::Value(v)) })
+            // An owned value's core view reads its encoding lazily, as a container's does.
+            .map(|(key, v)| Record { key, value: Value::Tpack(v.as_value()) })
             .collect();
         Self { format, file_length, files: 1, container: None, entries, metadata }
     }

@@ -136,8 +136,8 @@ impl Header {
     fn array(&mut self, value: &MetaValue<'_>, depth: usize) -> Result<(), String> {
         if depth > MAX_ARRAY_DEPTH {
             return Err(format!(
-                "arrays nested more than {MAX_ARRAY_DEPTH} deep, which GGUF readers do not take (tpack-gguf reads \
-                 {MAX_ARRAY_DEPTH} levels; ggml reads none)"
+                "arrays nested more than {MAX_ARRAY_DEPTH} deep, more than a tpack value holds (8 levels of \
+                 array[] around arrays of values)"
             ));
         }
         let element = element_code(value)?;
@@ -334,13 +334,19 @@ mod tests {
         assert!(e.contains("holding a u8 item"), "{e}");
         let unknown = MetaValue::Unknown { code: 99, bytes: b"" };
         assert!(h.pair("u", &unknown).unwrap_err().contains("does not know"));
-        // Four levels are read back by tpack-gguf; five are not.
-        let l4 = [MetaValue::U8Array(&[1])];
-        let l3 = [MetaValue::ArrayArray(ArrayArray::new(&l4))];
-        let l2 = [MetaValue::ArrayArray(ArrayArray::new(&l3))];
-        assert!(h.pair("d4", &MetaValue::ArrayArray(ArrayArray::new(&l2))).is_ok());
-        let l1 = [MetaValue::ArrayArray(ArrayArray::new(&l2))];
-        let e = h.pair("d5", &MetaValue::ArrayArray(ArrayArray::new(&l1))).unwrap_err();
-        assert!(e.contains("nested more than 4 deep"), "{e}");
+        // Nine levels (8 of array[] around a u8[]: the most a tpack value holds) are read back by tpack-gguf;
+        // ten are not.
+        let a1 = [MetaValue::U8Array(&[1])];
+        let a2 = [MetaValue::ArrayArray(ArrayArray::new(&a1))];
+        let a3 = [MetaValue::ArrayArray(ArrayArray::new(&a2))];
+        let a4 = [MetaValue::ArrayArray(ArrayArray::new(&a3))];
+        let a5 = [MetaValue::ArrayArray(ArrayArray::new(&a4))];
+        let a6 = [MetaValue::ArrayArray(ArrayArray::new(&a5))];
+        let a7 = [MetaValue::ArrayArray(ArrayArray::new(&a6))];
+        let a8 = [MetaValue::ArrayArray(ArrayArray::new(&a7))];
+        assert!(h.pair("d9", &MetaValue::ArrayArray(ArrayArray::new(&a8))).is_ok());
+        let a9 = [MetaValue::ArrayArray(ArrayArray::new(&a8))];
+        let e = h.pair("d10", &MetaValue::ArrayArray(ArrayArray::new(&a9))).unwrap_err();
+        assert!(e.contains("nested more than 9 deep"), "{e}");
     }
 }

@@ -21,8 +21,8 @@ use tpack_gguf::{GgmlType, ALIGNMENT_KEY, MAX_DIMS};
 
 use super::encode::{info_len, Header, TensorInfo};
 use super::{
-    layout, to_ggml, Gguf, BIG_ENDIAN, DEFAULT_VERSION, GGML_MAX_NAME, KEY_ORDER, RESERVED_PREFIX,
-    SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT, VERSION, VERSIONS,
+    layout, to_ggml, Gguf, BIG_ENDIAN, DEFAULT_VERSION, GGML_MAX_NAME, KEY_ORDER, RESERVED_KEYS,
+    RESERVED_PREFIX, SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT, UNPADDED, VERSION, VERSIONS,
 };
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
@@ -75,6 +75,14 @@ impl<'c> Plan<'c> {
         let alignment = metadata.alignment(input, container, &mut notes)?;
         let version = metadata.version(input)?;
         let order = metadata.order(&mut notes);
+        // Only a file with no tensors can end at its tensor infos: every writer pads before tensor data.
+        let padded = !(metadata.unpadded && tensors.is_empty());
+        if metadata.unpadded && !tensors.is_empty() {
+            notes.push(format!(
+                "{UNPADDED} records a GGUF file with no tensors and no padding after its tensor infos, but this \
+                 container has tensors, so the data section is padded to the alignment as GGUF writers pad it"
+            ));
+        }
         let shards = match options.max_shard_size {
             Some(max) => shards(&tensors, max, &mut notes),
             None => std::iter::once(0..tensors.len()).collect(),
@@ -115,7 +123,8 @@ impl<'c> Plan<'c> {
                 pairs.push((SPLIT_TENSORS_COUNT, MetaValue::I32(total)));
             }
             let shard = tensors.get(range.clone()).unwrap_or_default();
-            let (header, data_start) = header(input, version, &pairs, shard, alignment, metadata.big_endian)?;
+            let (header, data_start) =
+                header(input, version, &pairs, shard, alignment, metadata.big_endian, padded)?;
             files.push((file, header, data_start, range));
         }
         Ok(Plan { tensors, files, alignment, metadata: order.len(), notes })
@@ -170,7 +179,8 @@ impl<'c> Plan<'c> {
     }
 }
 
-/// The header of one file (`pairs` in order, then `tensors`' infos) and where its data section starts.
+/// The header of one file (`pairs` in order, then `tensors`' infos) and where its data section starts: at the
+/// end of the header rounded up to `alignment`, or, not `padded`, right there (see [`UNPADDED`]).
 fn header(
     input: &Path,
     version: u32,
@@ -178,6 +188,7 @@ fn header(
     tensors: &[Tensor<'_>],
     alignment: u64,
     big_endian: bool,
+    padded: bool,
 ) -> Result<(Vec<u8>, u64)> {
     let mut h = Header::new(version, tensors.len() as u64, pairs.len() as u64, big_endian);
     for (key, value) in pairs {
@@ -195,7 +206,9 @@ fn header(
     for (t, offset) in tensors.iter().zip(offsets) {
         h.tensor(&TensorInfo { name: t.name, ne: t.ne.clone(), ggml_type: t.ggml_type, offset });
     }
-    Ok((h.into_bytes(), data_start))
+    let header = h.into_bytes();
+    let data_start = if padded { data_start } else { header.len() as u64 };
+    Ok((header, data_start))
 }
 
 /// Every entry as a GGUF tensor, in table order; refuses one GGUF cannot hold, naming it and saying why. In
@@ -269,12 +282,14 @@ struct Metadata<'c> {
     key_order: Option<Vec<&'c str>>,
     version: Option<MetaValue<'c>>,
     big_endian: bool,
+    /// [`UNPADDED`]: a file with no tensors ends at its tensor infos.
+    unpadded: bool,
 }
 
 impl<'c> Metadata<'c> {
     fn of(input: &Path, container: &Container<'c>) -> Result<Self> {
         let mut values = BTreeMap::new();
-        let (mut key_order, mut version, mut big_endian) = (None, None, false);
+        let (mut key_order, mut version, mut big_endian, mut unpadded) = (None, None, false, false);
         for (key, value) in container.metadata().iter() {
             match key {
                 KEY_ORDER => match value {
@@ -300,10 +315,21 @@ impl<'c> Metadata<'c> {
                         )))
                     }
                 },
+                UNPADDED => match value {
+                    MetaValue::Bool(b) => unpadded = b,
+                    other => {
+                        return Err(CliError::input(format!(
+                            "{}: metadata {UNPADDED:?} is {}, where tpack records a GGUF file with no padding after \
+                             its tensor infos as the bool true",
+                            input.display(),
+                            other.value_type()
+                        )))
+                    }
+                },
                 _ if key.starts_with(RESERVED_PREFIX) => {
                     return Err(CliError::input(format!(
                         "{}: metadata {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-                         the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}); rename it (`tpack unpack`, edit \
+                         the GGUF file's own structure ({RESERVED_KEYS}); rename it (`tpack unpack`, edit \
                          the manifest, `tpack pack`) and convert that",
                         input.display()
                     )))
@@ -313,7 +339,7 @@ impl<'c> Metadata<'c> {
                 }
             }
         }
-        Ok(Self { values, key_order, version, big_endian })
+        Ok(Self { values, key_order, version, big_endian, unpadded })
     }
 
     /// The GGUF version: the recorded one, or [`DEFAULT_VERSION`].

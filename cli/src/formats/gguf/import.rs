@@ -5,33 +5,39 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use tpack::format::{Packing, DEFAULT_ALIGNMENT, MAX_ALIGNMENT};
-use tpack_gguf::{GgufArray, GgufValue};
+use tpack::{OwnedMetaValue, UnwritableValue};
+use tpack_gguf::{GgufArray, GgufValue, MAX_ARRAY_DEPTH};
 
 use super::encode::{info_len, Header, TensorInfo};
-use super::{from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_PREFIX, VERSION};
+use super::{
+    from_ggml, layout, Gguf, BIG_ENDIAN, KEY_ORDER, RESERVED_KEYS, RESERVED_PREFIX, UNPADDED, VERSION,
+};
 use crate::error::{CliError, Result};
 use crate::formats::tpack::{OutEntry, Payload};
 use crate::formats::{Format, Import, Model};
-use crate::manifest::OwnedValue;
 
 /// A GGUF metadata value as tpack metadata of the same type: `uint8` → `u8`, `float32` → `f32` (its bits
 /// kept), a `bool` array → `bool[]`, an array of arrays → `array[]` (items converted the same way).
-fn metadata_value(v: &GgufValue<'_>) -> OwnedValue {
-    match v {
-        GgufValue::U8(x) => OwnedValue::U8(*x),
-        GgufValue::I8(x) => OwnedValue::I8(*x),
-        GgufValue::U16(x) => OwnedValue::U16(*x),
-        GgufValue::I16(x) => OwnedValue::I16(*x),
-        GgufValue::U32(x) => OwnedValue::U32(*x),
-        GgufValue::I32(x) => OwnedValue::I32(*x),
-        GgufValue::F32(x) => OwnedValue::F32(*x),
-        GgufValue::U64(x) => OwnedValue::U64(*x),
-        GgufValue::I64(x) => OwnedValue::I64(*x),
-        GgufValue::F64(x) => OwnedValue::F64(*x),
-        GgufValue::Bool(x) => OwnedValue::Bool(*x),
-        GgufValue::String(s) => OwnedValue::String((*s).to_owned()),
-        GgufValue::Array(a) => array_value(a),
-    }
+///
+/// # Errors
+/// What tpack cannot hold: a string of 4 GiB or more, arrays nested deeper than tpack holds (the parser
+/// refuses those first: `tpack_gguf::MAX_ARRAY_DEPTH`).
+fn metadata_value(v: &GgufValue<'_>) -> std::result::Result<OwnedMetaValue, UnwritableValue> {
+    Ok(match v {
+        GgufValue::U8(x) => OwnedMetaValue::from(*x),
+        GgufValue::I8(x) => OwnedMetaValue::from(*x),
+        GgufValue::U16(x) => OwnedMetaValue::from(*x),
+        GgufValue::I16(x) => OwnedMetaValue::from(*x),
+        GgufValue::U32(x) => OwnedMetaValue::from(*x),
+        GgufValue::I32(x) => OwnedMetaValue::from(*x),
+        GgufValue::F32(x) => OwnedMetaValue::from(*x),
+        GgufValue::U64(x) => OwnedMetaValue::from(*x),
+        GgufValue::I64(x) => OwnedMetaValue::from(*x),
+        GgufValue::F64(x) => OwnedMetaValue::from(*x),
+        GgufValue::Bool(x) => OwnedMetaValue::from(*x),
+        GgufValue::String(s) => OwnedMetaValue::from(*s),
+        GgufValue::Array(a) => array_value(a)?,
+    })
 }
 
 /// The elements of variant `$variant` among `$items` (all of them: the parser checked that every element
@@ -45,25 +51,29 @@ macro_rules! elements {
     };
 }
 
-/// A GGUF array as the tpack array of its element type.
-fn array_value(a: &GgufArray<'_>) -> OwnedValue {
+/// A GGUF array as the tpack array of its element type; see [`metadata_value`].
+fn array_value(a: &GgufArray<'_>) -> std::result::Result<OwnedMetaValue, UnwritableValue> {
     let items = a.iter();
-    match a.element_type_name() {
-        "uint8" => OwnedValue::U8Array(elements!(items, U8).collect()),
-        "int8" => OwnedValue::I8Array(elements!(items, I8).collect()),
-        "uint16" => OwnedValue::U16Array(elements!(items, U16).collect()),
-        "int16" => OwnedValue::I16Array(elements!(items, I16).collect()),
-        "uint32" => OwnedValue::U32Array(elements!(items, U32).collect()),
-        "int32" => OwnedValue::I32Array(elements!(items, I32).collect()),
-        "float32" => OwnedValue::F32Array(elements!(items, F32).collect()),
-        "uint64" => OwnedValue::U64Array(elements!(items, U64).collect()),
-        "int64" => OwnedValue::I64Array(elements!(items, I64).collect()),
-        "float64" => OwnedValue::F64Array(elements!(items, F64).collect()),
-        "bool" => OwnedValue::BoolArray(elements!(items, Bool).collect()),
-        "string" => OwnedValue::StringArray(elements!(items, String).map(str::to_owned).collect()),
+    Ok(match a.element_type_name() {
+        "uint8" => OwnedMetaValue::u8_array(elements!(items, U8).collect::<Vec<_>>()),
+        "int8" => OwnedMetaValue::from(elements!(items, I8).collect::<Vec<_>>()),
+        "uint16" => OwnedMetaValue::from(elements!(items, U16).collect::<Vec<_>>()),
+        "int16" => OwnedMetaValue::from(elements!(items, I16).collect::<Vec<_>>()),
+        "uint32" => OwnedMetaValue::from(elements!(items, U32).collect::<Vec<_>>()),
+        "int32" => OwnedMetaValue::from(elements!(items, I32).collect::<Vec<_>>()),
+        "float32" => OwnedMetaValue::from(elements!(items, F32).collect::<Vec<_>>()),
+        "uint64" => OwnedMetaValue::from(elements!(items, U64).collect::<Vec<_>>()),
+        "int64" => OwnedMetaValue::from(elements!(items, I64).collect::<Vec<_>>()),
+        "float64" => OwnedMetaValue::from(elements!(items, F64).collect::<Vec<_>>()),
+        "bool" => OwnedMetaValue::from(elements!(items, Bool).collect::<Vec<_>>()),
+        "string" => OwnedMetaValue::string_array(elements!(items, String))?,
         // Depth is bounded by the parser (tpack_gguf::MAX_ARRAY_DEPTH), so this recursion is too.
-        _ => OwnedValue::ArrayArray(elements!(items, Array).map(|inner| array_value(&inner)).collect()),
-    }
+        _ => OwnedMetaValue::array_array(
+            elements!(items, Array)
+                .map(|inner| array_value(&inner))
+                .collect::<std::result::Result<Vec<_>, _>>()?,
+        )?,
+    })
 }
 
 impl Import for Gguf {
@@ -80,16 +90,30 @@ impl Import for Gguf {
         let file = parse(input, bytes)?;
         let mut metadata = Vec::with_capacity(file.metadata.len().saturating_add(2));
         for (key, value) in &file.metadata {
-            metadata.push(((*key).to_owned(), metadata_value(value)));
+            let value = metadata_value(value).map_err(|e| {
+                CliError::input(format!(
+                    "{}: metadata {key:?} cannot be stored in tpack: {e}",
+                    input.display()
+                ))
+            })?;
+            metadata.push(((*key).to_owned(), value));
         }
-        let order = file.metadata.iter().map(|(k, _)| (*k).to_owned()).collect();
-        metadata.push((KEY_ORDER.to_owned(), OwnedValue::StringArray(order)));
-        metadata.push((VERSION.to_owned(), OwnedValue::U32(file.version)));
+        let order = OwnedMetaValue::string_array(file.metadata.iter().map(|(k, _)| *k)).map_err(|e| {
+            CliError::input(format!("{}: its key order cannot be recorded: {e}", input.display()))
+        })?;
+        metadata.push((KEY_ORDER.to_owned(), order));
+        metadata.push((VERSION.to_owned(), OwnedMetaValue::from(file.version)));
         if file.big_endian {
-            metadata.push((BIG_ENDIAN.to_owned(), OwnedValue::Bool(true)));
+            metadata.push((BIG_ENDIAN.to_owned(), OwnedMetaValue::from(true)));
+        }
+        // A file with no tensors may end before its data section (see `UNPADDED`); whether it ends right at
+        // its tensor infos is checked with the rest of its layout (`unreproducible`).
+        let unpadded = file.tensors.is_empty() && (bytes.len() as u64) < file.data_offset;
+        if unpadded {
+            metadata.push((UNPADDED.to_owned(), OwnedMetaValue::from(true)));
         }
         let entries = entries(input, &file)?;
-        let notes = match unreproducible(&file, bytes) {
+        let notes = match unreproducible(&file, bytes, unpadded) {
             Some(why) => vec![format!(
                 "converting this tpack file back to GGUF will not give {} byte for byte: {why}; the GGUF written \
                  back holds the same tensors and metadata, laid out as gguf-py and llama.cpp lay out their files",
@@ -107,12 +131,21 @@ impl Import for Gguf {
 /// # Errors
 /// [`crate::Kind::Input`]: not a valid GGUF file, or a key tpack reserves.
 pub(crate) fn parse<'a>(input: &Path, bytes: &'a [u8]) -> Result<tpack_gguf::Gguf<'a>> {
-    let file = tpack_gguf::parse(bytes)
-        .map_err(|e| CliError::input(format!("{} is not a valid GGUF file: {e}", input.display())))?;
+    let file = tpack_gguf::parse(bytes).map_err(|e| match e {
+        // A valid GGUF file (the format sets no depth), but beyond what a tpack value holds.
+        tpack_gguf::GgufError::ArrayTooDeep { key } => CliError::input(format!(
+            "{}: metadata {key:?} nests arrays more than {MAX_ARRAY_DEPTH} levels deep, and a tpack value holds at \
+             most {} levels of array[] around arrays of values ({MAX_ARRAY_DEPTH} in all; spec §7.1), so it cannot \
+             be converted; flatten that value in the GGUF file (ggml itself reads no nested arrays)",
+            input.display(),
+            ::tpack::format::MAX_ARRAY_DEPTH
+        )),
+        other => CliError::input(format!("{} is not a valid GGUF file: {other}", input.display())),
+    })?;
     if let Some((key, _)) = file.metadata.iter().find(|(key, _)| key.starts_with(RESERVED_PREFIX)) {
         return Err(CliError::input(format!(
             "{}: metadata key {key:?} is in the namespace {RESERVED_PREFIX:?}, which tpack reserves for \
-             the GGUF file's own structure ({KEY_ORDER}, {VERSION}, {BIG_ENDIAN}), so it could not be told apart; \
+             the GGUF file's own structure ({RESERVED_KEYS}), so it could not be told apart; \
              rename the key in the GGUF file and convert that",
             input.display()
         )));
@@ -179,15 +212,16 @@ pub(crate) fn entries<'a>(input: &Path, file: &tpack_gguf::Gguf<'a>) -> Result<V
 
 /// Why the GGUF written back from this file's conversion would differ from `bytes` (the file), if it would:
 /// the header tpack would write is not this one, or the tensor data is not laid out as GGUF writers lay it
-/// out ([`layout`]), with zero padding.
-fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
+/// out ([`layout`]), with zero padding. An `unpadded` file (no tensors, recorded as [`UNPADDED`]) must end
+/// right after its tensor infos.
+fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8], unpadded: bool) -> Option<String> {
     let sizes: Vec<u64> = file.tensors.iter().map(|t| t.data.len() as u64).collect();
     let mut header =
         Header::new(file.version, sizes.len() as u64, file.metadata.len() as u64, file.big_endian);
     for (key, value) in &file.metadata {
         // Every GGUF value has a tpack form that encodes back to the same bytes; a failure here is a
         // difference.
-        if metadata_value(value).with_value(|v| header.pair(key, &v)).is_err() {
+        if metadata_value(value).map_or(true, |v| header.pair(key, &v.as_value()).is_err()) {
             return Some(format!("its metadata {key:?} cannot be written back as it is"));
         }
     }
@@ -205,6 +239,7 @@ fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
         });
     }
     let header = header.into_bytes();
+    let end = if unpadded { header.len() as u64 } else { end };
     if data_start != file.data_offset || bytes.get(..header.len()) != Some(header.as_slice()) {
         return Some(
             "its tensor data is not in tensor-info order, each tensor at the next multiple of the alignment"
@@ -213,7 +248,8 @@ fn unreproducible(file: &tpack_gguf::Gguf<'_>, bytes: &[u8]) -> Option<String> {
     }
     if (bytes.len() as u64) != end {
         return Some(format!(
-            "it is {} bytes long, where its tensors end with their padding at byte {end}",
+            "it is {} bytes long, where its tensors (or, with none, its tensor infos) end with their padding at \
+             byte {end}",
             bytes.len()
         ));
     }

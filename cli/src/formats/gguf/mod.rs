@@ -1,6 +1,6 @@
 //! GGUF, parsed by the `tpack-gguf` crate and written here. What is tpack's business: which tpack dtype each
 //! GGML type is ([`from_ggml`], one to one), the metadata keys tpack reserves to rebuild a GGUF file byte for
-//! byte ([`KEY_ORDER`], [`VERSION`], [`BIG_ENDIAN`]), and the layout both directions share ([`layout`]).
+//! byte ([`KEY_ORDER`], [`VERSION`], [`BIG_ENDIAN`], [`UNPADDED`]), and the layout both directions share ([`layout`]).
 //!
 //! - `import`: GGUF → tpack, exact metadata types, the key order and version recorded.
 //! - `export`: tpack → GGUF, one file or llama.cpp-style splits.
@@ -38,6 +38,15 @@ pub(crate) const VERSION: &str = "gguf.version";
 /// `bool`, present (and `true`) only for a big-endian file: every number in it, tensor elements included, is
 /// big-endian (gguf-py's `GGUFWriter(endianess=BIG)`); tpack holds the tensors little-endian.
 pub(crate) const BIG_ENDIAN: &str = "gguf.big_endian";
+
+/// `bool`, present (and `true`) only for a file with no tensors that ends at its tensor infos, with no padding
+/// to the alignment after them: llama.cpp's converters write vocabulary files so (`--vocab-only`: gguf-py's
+/// `write_kv_data_to_file` and no `write_tensors_to_file`), while llama.cpp's own writer and gguf-py's
+/// `write_tensors_to_file` pad. Written back, the file is then not padded either.
+pub(crate) const UNPADDED: &str = "gguf.unpadded";
+
+/// The reserved keys, as messages list them.
+pub(crate) const RESERVED_KEYS: &str = "gguf.key_order, gguf.version, gguf.big_endian, gguf.unpadded";
 
 /// The GGUF version written when none is recorded: the current one, as gguf-py and llama.cpp write.
 pub(crate) const DEFAULT_VERSION: u32 = 3;

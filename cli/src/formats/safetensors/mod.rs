@@ -10,14 +10,18 @@ use safetensors::tensor::{Dtype as StDtype, TensorInfo};
 use safetensors::SafeTensors;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use tpack::format::DEFAULT_ALIGNMENT;
-use tpack::{AtomicFile, Container, Dtype, MetaValue};
+use tpack::{AtomicFile, Container, Dtype, MetaValue, OwnedMetaValue};
 
 use super::tpack::{OutEntry, Payload};
 use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
-use crate::manifest::OwnedValue;
 use crate::metadata_json::render::Style;
+
+mod plan;
+mod sharded;
+
+pub(crate) use sharded::INDEX_SUFFIX;
 
 /// The bytes of the little-endian u64 header length that starts a safetensors file.
 const LENGTH_PREFIX: usize = 8;
@@ -31,9 +35,18 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
     head.get(LENGTH_PREFIX) == Some(&b'{')
 }
 
-/// The tpack dtype of a safetensors dtype, if tpack 1.0 has it.
+/// The tpack dtype of a safetensors dtype, if tpack has it: each has the same name but for the underscores
+/// (`F8_E4M3` is `F8E4M3`) and `F4` (`F4E2M1`), and the same bytes (spec §4: the sub-byte dtypes are packed as
+/// safetensors packs them).
 fn from_safetensors(d: StDtype) -> Option<Dtype> {
     Some(match d {
+        StDtype::F4 => Dtype::F4E2M1,
+        StDtype::F6_E2M3 => Dtype::F6E2M3,
+        StDtype::F6_E3M2 => Dtype::F6E3M2,
+        StDtype::F8_E8M0 => Dtype::F8E8M0,
+        StDtype::F8_E4M3FNUZ => Dtype::F8E4M3FNUZ,
+        StDtype::F8_E5M2FNUZ => Dtype::F8E5M2FNUZ,
+        StDtype::C64 => Dtype::C64,
         StDtype::BOOL => Dtype::BOOL,
         StDtype::U8 => Dtype::U8,
         StDtype::I8 => Dtype::I8,
@@ -53,9 +66,16 @@ fn from_safetensors(d: StDtype) -> Option<Dtype> {
     })
 }
 
-/// The safetensors dtype of a tpack dtype, if safetensors has it.
+/// The safetensors dtype of a tpack dtype, if safetensors has it: the inverse of [`from_safetensors`].
 fn to_safetensors(d: Dtype) -> Option<StDtype> {
     Some(match d {
+        Dtype::F4E2M1 => StDtype::F4,
+        Dtype::F6E2M3 => StDtype::F6_E2M3,
+        Dtype::F6E3M2 => StDtype::F6_E3M2,
+        Dtype::F8E8M0 => StDtype::F8_E8M0,
+        Dtype::F8E4M3FNUZ => StDtype::F8_E4M3FNUZ,
+        Dtype::F8E5M2FNUZ => StDtype::F8_E5M2FNUZ,
+        Dtype::C64 => StDtype::C64,
         Dtype::BOOL => StDtype::BOOL,
         Dtype::U8 => StDtype::U8,
         Dtype::I8 => StDtype::I8,
@@ -122,13 +142,15 @@ impl Import for Safetensors {
             };
             let dtype = from_safetensors(info.dtype).ok_or_else(|| {
                 CliError::input(format!(
-                    "{}: tensor {name:?} has dtype {:?}, which tpack 1.0 cannot store",
+                    "{}: tensor {name:?} has dtype {}, which tpack has no dtype for",
                     input.display(),
                     info.dtype,
                 ))
             })?;
+            let shape: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
+            check_packing(input, &name, info.dtype, dtype, &shape)?;
             entries.push(OutEntry {
-                shape: info.shape.iter().map(|&d| d as u64).collect(),
+                shape,
                 name: Cow::Owned(name),
                 dtype,
                 alignment: DEFAULT_ALIGNMENT,
@@ -137,15 +159,37 @@ impl Import for Safetensors {
                 payload: Payload::Bytes(payload),
             });
         }
-        let mut metadata: Vec<(String, OwnedValue)> = header
+        let mut metadata: Vec<(String, OwnedMetaValue)> = header
             .metadata()
             .iter()
             .flat_map(HashMap::iter)
-            .map(|(k, v)| (k.clone(), OwnedValue::String(v.clone())))
+            .map(|(k, v)| (k.clone(), OwnedMetaValue::from(v.as_str())))
             .collect();
         metadata.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Model { compat_flags: 0, entries, metadata, notes: Vec::new() })
     }
+}
+
+/// Refuses a tensor of a sub-byte dtype (`F4`, `F6_*`) whose rows do not start on a byte: safetensors packs
+/// the elements of the whole tensor in one run, tpack each row (R26: the innermost dimension is a whole number
+/// of blocks, 2 elements a byte for `F4E2M1`, 4 in 3 bytes for the `F6` dtypes). Where every row is whole
+/// blocks the two layouts are the same bytes.
+fn check_packing(input: &Path, name: &str, from: StDtype, dtype: Dtype, shape: &[u64]) -> Result<()> {
+    let Some(::tpack::format::Packing::Block { block_elems, block_bytes }) = dtype.packing() else {
+        return Ok(());
+    };
+    let innermost = shape.last().copied();
+    if innermost.is_some_and(|d| d % block_elems == 0) {
+        return Ok(());
+    }
+    Err(CliError::input(format!(
+        "{}: tensor {name:?} is {from} of shape {shape:?}; tpack's {} packs {block_elems} elements in {block_bytes} \
+         byte(s) within each row, so its innermost dimension must be a multiple of {block_elems} (rule R26), \
+         while safetensors packs the whole tensor as one run, so its rows do not start on a byte; reshape it so \
+         that they do",
+        input.display(),
+        dtype_name(dtype)
+    )))
 }
 
 /// How `bytes` ends before the end its header gives, if it does: the header itself is cut short, or a valid
@@ -322,37 +366,126 @@ impl Export for Safetensors {
         Format::Safetensors
     }
 
+    /// `name` itself, or, with `--max-shard-size` and a model that needs more than one shard, the shards and
+    /// their index as Hugging Face names them.
+    fn file_names(
+        &self,
+        container: &Container<'_>,
+        name: &str,
+        options: &ExportOptions,
+    ) -> Result<Vec<String>> {
+        let Some(limit) = options.max_shard_size else { return Ok(vec![name.to_owned()]) };
+        // Entries safetensors cannot hold are refused when writing; here only their sizes count.
+        let tensors: Vec<Tensor<'_>> = container
+            .entries()
+            .map(|e| Tensor { name: e.name(), dtype: StDtype::U8, shape: Vec::new(), data: e.payload() })
+            .collect();
+        Ok(sharded::file_names(name, &sharded::plan(&tensors, limit)))
+    }
+
+    /// A loader given the directory prefers a file `model.safetensors` to the index beside it.
+    fn shadows_shards(&self) -> bool {
+        true
+    }
+
     /// Every entry with its bytes unchanged; metadata as strings ([`metadata_string`]), sorted by key. Load
     /// addresses and alignments have no place in safetensors: dropped load addresses are noted. The header
     /// is built from the `safetensors` crate's own types and checked by it; the same container always gives
-    /// the same bytes.
+    /// the same bytes. With `--max-shard-size`, the shards and their index (module `sharded`), each shard
+    /// with the whole metadata.
     fn write(
         &self,
         input: &Path,
         container: &Container<'_>,
         dir: &Path,
         name: &str,
-        _options: &ExportOptions,
+        options: &ExportOptions,
     ) -> Result<Exported> {
-        // Sharded safetensors output is written by `crate::shards::safetensors_out`, not through here.
         let tensors = Self::tensors(input, container)?;
         let entries = tensors.len();
         let metadata = Self::metadata(container);
-        Self::write_file(input, tensors, &metadata, &dir.join(name))?;
         let mut notes = Vec::new();
+        let plan = options.max_shard_size.map(|limit| (limit, sharded::plan(&tensors, limit)));
+        let files = match plan {
+            Some((limit, plan)) if plan.len() > 1 => {
+                let names = sharded::file_names(name, &plan);
+                notes = sharded::write(input, tensors, &metadata, &plan, &names, limit, dir)?;
+                names
+            }
+            _ => {
+                Self::write_file(input, tensors, &metadata, &dir.join(name))?;
+                vec![name.to_owned()]
+            }
+        };
         if let Some(note) = dropped_targets(container) {
             notes.push(note);
         }
-        Ok(Exported { entries, metadata: metadata.len(), notes, files: vec![name.to_owned()] })
+        Ok(Exported { entries, metadata: metadata.len(), notes, files })
     }
 }
 
 /// The note that `container`'s load addresses are not written, if it has any.
-pub(crate) fn dropped_targets(container: &Container<'_>) -> Option<String> {
+fn dropped_targets(container: &Container<'_>) -> Option<String> {
     let targets = container.entries().filter(|e| e.target().is_some()).count();
     (targets > 0).then(|| {
         format!(
             "safetensors has no load addresses or alignments; the load addresses of {targets} entries were dropped"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every safetensors dtype has a tpack dtype of the same bytes, and back; `F4` is `F4E2M1`.
+    #[test]
+    fn dtypes_map_one_to_one() {
+        for st in [
+            StDtype::BOOL,
+            StDtype::F4,
+            StDtype::F6_E2M3,
+            StDtype::F6_E3M2,
+            StDtype::U8,
+            StDtype::I8,
+            StDtype::F8_E5M2,
+            StDtype::F8_E4M3,
+            StDtype::F8_E8M0,
+            StDtype::F8_E4M3FNUZ,
+            StDtype::F8_E5M2FNUZ,
+            StDtype::I16,
+            StDtype::U16,
+            StDtype::F16,
+            StDtype::BF16,
+            StDtype::I32,
+            StDtype::U32,
+            StDtype::F32,
+            StDtype::C64,
+            StDtype::F64,
+            StDtype::I64,
+            StDtype::U64,
+        ] {
+            let d = from_safetensors(st).unwrap_or_else(|| panic!("{st}"));
+            assert_eq!(to_safetensors(d), Some(st), "{st}");
+            let name = if st == StDtype::F4 { "F4E2M1".to_owned() } else { st.to_string().replace('_', "") };
+            assert_eq!(d.name(), Some(name.as_str()), "{st}");
+        }
+    }
+
+    /// Rows of a sub-byte dtype must start on a byte, as tpack packs them (R26); safetensors packs the tensor
+    /// as one run, so `[2, 3]` F4 (3 bytes) is a valid safetensors tensor that tpack cannot hold as it is.
+    #[test]
+    fn sub_byte_rows_that_do_not_start_on_a_byte_are_refused_saying_why() {
+        let input = Path::new("m.safetensors");
+        assert!(check_packing(input, "t", StDtype::F4, Dtype::F4E2M1, &[2, 4]).is_ok());
+        assert!(check_packing(input, "t", StDtype::F6_E2M3, Dtype::F6E2M3, &[8]).is_ok());
+        assert!(check_packing(input, "t", StDtype::F32, Dtype::F32, &[3]).is_ok());
+        let e = check_packing(input, "t", StDtype::F4, Dtype::F4E2M1, &[2, 3]).unwrap_err().to_string();
+        assert!(
+            e.contains("tensor \"t\" is F4 of shape [2, 3]") && e.contains("multiple of 2 (rule R26)"),
+            "{e}"
+        );
+        let e = check_packing(input, "t", StDtype::F6_E3M2, Dtype::F6E3M2, &[]).unwrap_err().to_string();
+        assert!(e.contains("multiple of 4"), "{e}");
+    }
 }
