@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::sparse::sparse_container as container;
+use common::sparse::sparse_container;
 
 /// Payload of each input: large enough that writing it takes the tool a good fraction of a second.
 const BIG: u64 = 128 << 20;
@@ -195,7 +195,7 @@ fn pack_interrupted_leaves_nothing() {
 fn convert_to_safetensors_interrupted_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, BIG);
+    sparse_container(&input, 4, BIG);
     convert_interrupted(dir.path(), &input, "model.safetensors");
 }
 
@@ -203,7 +203,7 @@ fn convert_to_safetensors_interrupted_leaves_nothing() {
 fn unpack_interrupted_leaves_nothing_and_a_rerun_works() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 8, BIG);
+    sparse_container(&input, 8, BIG);
     let output = dir.path().join("files");
     let args = [os("unpack"), os(&input), os("-o"), os(&output)];
     // Signalled once the output exists, under a temporary name or its own.
@@ -217,7 +217,7 @@ fn unpack_interrupted_leaves_nothing_and_a_rerun_works() {
     interrupt_when(&args, libc::SIGINT, dir.path(), &notes, ready);
     assert_eq!(fs::read_dir(&output).unwrap().count(), 1, "unpacked files were left in {}", output.display());
     let small = dir.path().join("small.tpack");
-    container(&small, 2, 4096);
+    sparse_container(&small, 2, 4096);
     let o = Command::new(env!("CARGO_BIN_EXE_tpack"))
         .args([os("unpack"), os(&small), os("-o"), os(&output)])
         .output();
@@ -250,7 +250,7 @@ fn assert_shrank((status, err): (ExitStatus, String), input: &Path, out_dir: &Pa
 fn verify_of_an_input_that_shrinks_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, 2 * BIG);
+    sparse_container(&input, 4, 2 * BIG);
     let mut child = spawn(&[os("verify"), os(&input)]);
     truncate_when_mapped(&mut child, &input, 4096);
     assert_shrank(finish(child), &input, dir.path());
@@ -260,7 +260,7 @@ fn verify_of_an_input_that_shrinks_is_an_error() {
 fn unpack_of_an_input_that_shrinks_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, 2 * BIG);
+    sparse_container(&input, 4, 2 * BIG);
     let output = dir.path().join("files");
     let mut child = spawn(&[os("unpack"), os(&input), os("-o"), os(&output)]);
     truncate_when_mapped(&mut child, &input, 4096);
@@ -286,7 +286,7 @@ fn convert_of_an_input_that_shrinks_is_an_error_and_leaves_nothing() {
 fn convert_to_sharded_safetensors_interrupted_leaves_no_shard_and_no_index() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 8, BIG);
+    sparse_container(&input, 8, BIG);
     let (out_dir, output) = output_in(dir.path(), "model.safetensors");
     let index = out_dir.join("model.safetensors.index.json");
     for signal in [libc::SIGINT, libc::SIGTERM] {
