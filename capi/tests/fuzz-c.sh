@@ -3,6 +3,7 @@
 # seeded from spec/vectors/*/*.tpack, each behind a few chunking plans (the harness's first byte).
 #
 #   capi/tests/fuzz-c.sh [SECONDS]      from anywhere in the repository
+#   capi/tests/fuzz-c.sh --build-only   builds the harness and stops (CI builds first, then fuzzes in parallel)
 #
 # The static library is built with nightly and the sanitizer-coverage flags cargo-fuzz uses, in its own
 # target directory (target/fuzz-capi), so that libFuzzer sees the Rust code's edges and comparisons and not
@@ -15,6 +16,11 @@
 # left in target/fuzz-capi/ (crash-*), with libFuzzer's own report.
 set -eu
 
+build_only=false
+if [ "${1:-}" = --build-only ]; then
+    build_only=true
+    shift
+fi
 seconds=${1:-40}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 capi="$root/capi"
@@ -40,6 +46,9 @@ libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I "$capi/include" "$capi/tests/c/fuzz_capi.c" "$work/cargo/$host/release/libtpack_capi.a" $libs \
     -o "$work/fuzz_capi"
+if $build_only; then
+    exit 0
+fi
 
 # Seeds: every vector as one chunk (plan 0), in 7-byte chunks, byte by byte, and in chunks of varying size
 # (1 to 64 bytes); and as one chunk and in 7-byte chunks with the header checksum fixed up after mutation.

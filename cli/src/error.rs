@@ -107,8 +107,13 @@ pub fn missing_directory(path: &Path) -> Option<&Path> {
     matches!(dir.metadata(), Err(e) if e.kind() == io::ErrorKind::NotFound).then_some(dir)
 }
 
-/// ENOSPC and EDQUOT on Linux, for an error whose kind the standard library leaves uncategorized.
-const NO_SPACE_CODES: [i32; 2] = [28, 122];
+/// ENOSPC and EDQUOT on Linux, for an error whose kind the standard library leaves uncategorized. Linux's
+/// numbers only: on Windows 28 and 122 are other errors (ERROR_OUT_OF_PAPER, ERROR_INSUFFICIENT_BUFFER), and
+/// there and on macOS a full disk is told by its kind.
+#[cfg(target_os = "linux")]
+const NO_SPACE_CODES: &[i32] = &[28, 122];
+#[cfg(not(target_os = "linux"))]
+const NO_SPACE_CODES: &[i32] = &[];
 
 /// What a full disk reads as, on every path that writes (containers, safetensors files, unpacked payloads,
 /// manifests): what happened and what to do.
@@ -150,11 +155,13 @@ mod tests {
     #[test]
     fn a_full_disk_reads_the_same_on_every_path() {
         let path = Path::new("out/m.tpack");
-        let mut errors = vec![
-            io::Error::from(io::ErrorKind::StorageFull),
-            io::Error::from(io::ErrorKind::QuotaExceeded),
-            io::Error::from_raw_os_error(28),
-        ];
+        let mut errors =
+            vec![io::Error::from(io::ErrorKind::StorageFull), io::Error::from(io::ErrorKind::QuotaExceeded)];
+        // The raw codes: ENOSPC (28 on Linux and macOS alike), and Windows' ERROR_DISK_FULL.
+        #[cfg(unix)]
+        errors.push(io::Error::from_raw_os_error(28));
+        #[cfg(windows)]
+        errors.push(io::Error::from_raw_os_error(112));
         // A real ENOSPC from the kernel, where /dev/full exists.
         #[cfg(target_os = "linux")]
         if let Ok(mut full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
@@ -170,6 +177,13 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Linux's ENOSPC is Windows' ERROR_OUT_OF_PAPER: not a full disk there.
+    #[cfg(windows)]
+    #[test]
+    fn windows_error_28_is_not_a_full_disk() {
+        assert_ne!(io_words(&io::Error::from_raw_os_error(28)), DISK_FULL);
     }
 
     #[test]

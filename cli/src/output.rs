@@ -38,12 +38,9 @@ fn replaced_mode(path: &Path) -> Option<fs::Permissions> {
     if !meta.is_file() {
         return None;
     }
-    let mut permissions = meta.permissions();
+    let permissions = meta.permissions();
     #[cfg(unix)]
-    {
-        let bits = permissions.mode() & 0o777;
-        permissions.set_mode(bits);
-    }
+    let permissions = fs::Permissions::from_mode(permissions.mode() & 0o777);
     Some(permissions)
 }
 
@@ -300,11 +297,13 @@ fn move_files(dir: &Path, names: &[String], destination: &Path) -> io::Result<bo
 fn new_file_permissions(dir: &Path) -> io::Result<fs::Permissions> {
     let mut permissions = fs::metadata(dir)?.permissions();
     #[cfg(unix)]
-    {
-        let bits = permissions.mode() & 0o666;
-        permissions.set_mode(bits);
-    }
+    permissions.set_mode(permissions.mode() & 0o666);
+    // Elsewhere the only bit is read-only, which a directory's attributes do not pass on to a new file.
     #[cfg(not(unix))]
+    #[expect(
+        clippy::permissions_set_readonly_false,
+        reason = "not Unix: clears the read-only attribute only"
+    )]
     permissions.set_readonly(false);
     Ok(permissions)
 }

@@ -21,15 +21,19 @@
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::error::{CliError, Kind};
+use crate::error::CliError;
+#[cfg(unix)]
+use crate::error::Kind;
 
 /// Exit status after a mapped input shrank while it was being read: 4, as for any input that cannot be read.
 pub const SHRUNK_EXIT: u8 = 4;
 
 /// Outputs registered at once: one per command today (a file or a staging directory); more is a bug.
+#[cfg(unix)]
 const SLOTS: usize = 8;
 
 /// Inputs watched at once: every shard of a sharded model is mapped (a large model has a few hundred).
+#[cfg(unix)]
 const INPUT_SLOTS: usize = 4096;
 
 /// Serializes creating and committing outputs against the interrupt thread's sweep and exit.

@@ -477,7 +477,10 @@ fn convert_never_replaces_its_own_input() {
     let respelled = dir.path().join(".").join("m.safetensors");
     let symlink = dir.path().join("link.tpack");
     let hardlink = dir.path().join("hard.tpack");
+    #[cfg(unix)]
     std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    #[cfg(windows)]
+    std::os::windows::fs::symlink_file(&input, &symlink).unwrap();
     std::fs::hard_link(&input, &hardlink).unwrap();
     for (output, to) in [(&input, "tpack"), (&respelled, "tpack"), (&symlink, "tpack"), (&hardlink, "tpack")]
     {

@@ -407,8 +407,10 @@ fn verify_takes_several_files_and_json() {
 /// Why a second process: `ru_maxrss` keeps the high-water mark of the memory a process had before `exec`,
 /// so a child spawned from a test that built an 8 MB fixture in memory reports at least the test's own peak.
 /// The test process's fresh copy has built nothing.
+#[cfg(target_os = "linux")]
 const PROBE_ARGS: &str = "TPACK_RSS_PROBE_ARGS";
 /// See [`PROBE_ARGS`].
+#[cfg(target_os = "linux")]
 const PROBE_OUT: &str = "TPACK_RSS_PROBE_OUT";
 
 /// In a probe process (started by [`peak_rss_kib`]): runs the `tpack` command, prints `PEAK_KIB=<n> OK=<b>`
@@ -459,6 +461,7 @@ fn peak_rss_kib(test: &str, args: &[&std::ffi::OsStr]) -> (bool, String, u64) {
 }
 
 /// The peak the done-criterion of issue 22 allows for `inspect` of an 8 MB file, text or JSON.
+#[cfg(target_os = "linux")]
 const PEAK_LIMIT_KIB: u64 = 64 * 1024;
 
 /// `inspect` and `inspect --json` of `path` each peak under [`PEAK_LIMIT_KIB`] and within the file's size
@@ -485,6 +488,7 @@ fn assert_bounded(test: &str, what: &str, path: &Path, baseline: &Path) -> [Stri
 }
 
 /// A container with one metadata record `key` holding `value`.
+#[cfg(target_os = "linux")]
 fn container_of(dir: &Path, name: &str, value: MetaValue<'_>) -> PathBuf {
     write(dir, name, &container(&["w"], &[("key", value)]))
 }

@@ -392,7 +392,10 @@ fn a_shard_that_is_a_symlink_elsewhere_is_followed_as_in_the_hugging_face_cache(
     let blobs = t.path().join("blobs");
     std::fs::create_dir(&blobs).unwrap();
     std::fs::rename(dir.join(SHARD_1), blobs.join("abc123")).unwrap();
+    #[cfg(unix)]
     std::os::unix::fs::symlink("../blobs/abc123", dir.join(SHARD_1)).unwrap();
+    #[cfg(windows)]
+    std::os::windows::fs::symlink_file("../blobs/abc123", dir.join(SHARD_1)).unwrap();
     assert_ok(&run!("convert", dir, t.path().join("out.tpack")));
 }
 
