@@ -35,6 +35,8 @@ import time
 
 import numpy as np
 
+from kept_results import show_and_keep
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TPACK = os.path.join(ROOT, "target", "release", "tpack")
 GIB = 1 << 30
@@ -212,10 +214,7 @@ def main():
         results.append(bench("sharded safetensors (4 shards, 8 tensors)", st_dir, files, work, args.reps))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(table(results))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    show_and_keep(results, table, args.json)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from kept_results import show_and_keep
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CHILD = r"""
@@ -154,10 +156,7 @@ def main():
             "anon_kib": max(r["anon_kib"] for r in runs),
         }
     print(f"{count} tensors, {nbytes / (1 << 20):.0f} MiB, median of {args.reps} interleaved runs each\n")
-    print(table(results))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    show_and_keep(results, table, args.json)
 
 
 if __name__ == "__main__":

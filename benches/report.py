@@ -25,6 +25,8 @@ import re
 import subprocess
 import sys
 
+from kept_results import kept  # benches/, this script's folder, is on the path
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRITERION = os.path.join(ROOT, "target", "criterion")
 MEMORY_LOG = os.path.join(ROOT, "target", "bench-memory.log")
@@ -418,23 +420,19 @@ def main():
         ]
         headline.append(("Page faults opening 4 GiB vs 1 MiB", f"{f4:.0f} vs {f1:.0f}"))
 
-    if os.path.exists(CONVERT_JSON):
-        sys.path.insert(0, os.path.join(ROOT, "benches"))
+    results = kept(CONVERT_JSON)
+    if results is not None:
         import convert as convert_bench  # noqa: E402  (benches/convert.py; numpy is imported there)
 
-        with open(CONVERT_JSON) as f:
-            results = json.load(f)
         lines += CONVERT_INTRO + [convert_bench.table(results), ""] + CONVERT_OUTRO
         worst = max(r["ratio"] for r in results)
         peak = max(r["peak_anon_kib"] for r in results)
         headline.append(("`tpack convert` of 1 GiB vs `cp` + `sync`", f"{worst:.2f}× the time; {peak:,} KiB anonymous memory"))
 
-    if os.path.exists(PYTHON_READ_JSON):
-        sys.path.insert(0, os.path.join(ROOT, "benches"))
+    results = kept(PYTHON_READ_JSON)
+    if results is not None:
         import python_read  # noqa: E402  (benches/python_read.py)
 
-        with open(PYTHON_READ_JSON) as f:
-            results = json.load(f)
         lines += PYTHON_READ_INTRO + [python_read.table(results), ""] + PYTHON_READ_OUTRO
         jobs = results["jobs"]
         ratio = jobs["st_safe_open"]["seconds"] / jobs["tpack_get"]["seconds"]

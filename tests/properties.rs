@@ -4,9 +4,10 @@
 mod support;
 
 use proptest::prelude::*;
+use support::entry::EntrySpec;
 use support::raw::{Raw, RawEntry, RawMeta};
 use tpack::format::Packing;
-use tpack::write::{Builder, EntryDecl};
+use tpack::write::Builder;
 use tpack::zerocopy::little_endian::{F32, U16, U32, U64};
 use tpack::{ArrayArray, Container, Dtype, MetaType, MetaValue, StringArray};
 
@@ -27,16 +28,6 @@ fn shifts() -> Vec<usize> {
     } else {
         (0..64).collect()
     }
-}
-
-#[derive(Clone, Debug)]
-struct EntryModel {
-    name: String,
-    dtype: Dtype,
-    shape: Vec<u64>,
-    alignment: u32,
-    target: Option<u64>,
-    data: Vec<u8>,
 }
 
 #[derive(Clone, Debug)]
@@ -111,7 +102,7 @@ fn length_of(dtype: Dtype, shape: &[u64]) -> u64 {
     }
 }
 
-fn entry_strategy() -> impl Strategy<Value = EntryModel> {
+fn entry_strategy() -> impl Strategy<Value = EntrySpec> {
     let dtypes: Vec<Dtype> = Dtype::ALL.iter().copied().filter(|d| *d != Dtype::CONTAINER).collect();
     (
         "[a-zA-Z0-9._/é-]{1,12}",
@@ -137,7 +128,7 @@ fn entry_strategy() -> impl Strategy<Value = EntryModel> {
             }
             let len = length_of(dtype, &shape) as usize;
             let data = (0..len).map(|i| (seed >> (i % 8 * 8)) as u8 ^ i as u8).collect();
-            EntryModel { name, dtype, shape, alignment: 1 << align_log2, target, data }
+            EntrySpec { name, dtype, shape, alignment: 1 << align_log2, target, data }
         })
 }
 
@@ -163,7 +154,7 @@ fn meta_strategy() -> impl Strategy<Value = MetaModel> {
     ]
 }
 
-fn container_strategy() -> impl Strategy<Value = (Vec<EntryModel>, Vec<(String, MetaModel)>)> {
+fn container_strategy() -> impl Strategy<Value = (Vec<EntrySpec>, Vec<(String, MetaModel)>)> {
     (
         proptest::collection::vec(entry_strategy(), 0..8),
         proptest::collection::btree_map("[a-z.]{1,8}", meta_strategy(), 0..6),
@@ -177,12 +168,10 @@ fn container_strategy() -> impl Strategy<Value = (Vec<EntryModel>, Vec<(String, 
         })
 }
 
-fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
+fn build(entries: &[EntrySpec], meta: &[(String, MetaModel)]) -> Vec<u8> {
     let mut b = Builder::new();
     for e in entries {
-        let mut decl = EntryDecl::new(&e.name, e.dtype, &e.shape).with_alignment(e.alignment);
-        decl.target = e.target;
-        b.push(decl.with_data(&e.data)).unwrap();
+        b.push(e.decl().with_data(&e.data)).unwrap();
     }
     for (key, value) in meta {
         let strings: Vec<&str>;
@@ -230,7 +219,7 @@ fn build(entries: &[EntryModel], meta: &[(String, MetaModel)]) -> Vec<u8> {
     b.finish().unwrap()
 }
 
-fn check_matches(c: &Container<'_>, entries: &[EntryModel], meta: &[(String, MetaModel)]) {
+fn check_matches(c: &Container<'_>, entries: &[EntrySpec], meta: &[(String, MetaModel)]) {
     assert_eq!(c.len(), entries.len());
     for (e, m) in c.entries().zip(entries) {
         assert_eq!(e.name(), m.name);

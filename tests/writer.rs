@@ -5,21 +5,17 @@ mod support;
 
 use embedded_io::Write as _;
 use proptest::prelude::*;
+use support::entry::EntrySpec;
 use support::sinks::{MemSink, PipeSink};
 use tpack::write::{
-    Buffer, Builder, EntryDecl, FixedBookkeeping, Mode, SeekWriter, ShortStorage, SliceBookkeeping,
-    StreamWriter, VecBookkeeping, WriteError, Writer,
+    Bookkeeping, Buffer, Builder, EntryDecl, FixedBookkeeping, Mode, SeekWriter, ShortStorage,
+    SliceBookkeeping, StreamWriter, VecBookkeeping, WriteError, Writer,
 };
 use tpack::{Container, Dtype, MetaValue};
 
 #[derive(Clone, Debug)]
 struct Item {
-    name: String,
-    dtype: Dtype,
-    shape: Vec<u64>,
-    alignment: u32,
-    target: Option<u64>,
-    data: Vec<u8>,
+    entry: EntrySpec,
     /// Declare without a shape (RAW only, seekable writer only).
     open_ended: bool,
 }
@@ -27,43 +23,48 @@ struct Item {
 fn sample() -> Vec<Item> {
     vec![
         Item {
-            name: "w".into(),
-            dtype: Dtype::F32,
-            shape: vec![2, 3],
-            alignment: 64,
-            target: None,
-            data: (0..24).collect(),
+            entry: EntrySpec {
+                name: "w".into(),
+                dtype: Dtype::F32,
+                shape: vec![2, 3],
+                alignment: 64,
+                target: None,
+                data: (0..24).collect(),
+            },
             open_ended: false,
         },
         Item {
-            name: "code".into(),
-            dtype: Dtype::RAW,
-            shape: vec![10],
-            alignment: 4,
-            target: Some(0x2000_0000),
-            data: (100..110).collect(),
+            entry: EntrySpec {
+                name: "code".into(),
+                dtype: Dtype::RAW,
+                shape: vec![10],
+                alignment: 4,
+                target: Some(0x2000_0000),
+                data: (100..110).collect(),
+            },
             open_ended: true,
         },
         Item {
-            name: "empty".into(),
-            dtype: Dtype::I16,
-            shape: vec![0],
-            alignment: 64,
-            target: None,
-            data: vec![],
+            entry: EntrySpec {
+                name: "empty".into(),
+                dtype: Dtype::I16,
+                shape: vec![0],
+                alignment: 64,
+                target: None,
+                data: vec![],
+            },
             open_ended: false,
         },
     ]
 }
 
 fn decl(item: &Item, open_ended: bool) -> EntryDecl<'_> {
-    let mut d = if open_ended {
-        EntryDecl::open_ended(&item.name, item.dtype)
-    } else {
-        EntryDecl::new(&item.name, item.dtype, &item.shape)
-    };
-    d = d.with_alignment(item.alignment);
-    d.target = item.target;
+    let e = &item.entry;
+    if !open_ended {
+        return e.decl();
+    }
+    let mut d = EntryDecl::open_ended(&e.name, e.dtype).with_alignment(e.alignment);
+    d.target = e.target;
     d
 }
 
@@ -73,9 +74,7 @@ const META: &[(&str, MetaValue<'static>)] =
 fn builder_bytes(items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new();
     for i in items {
-        let mut decl = EntryDecl::new(&i.name, i.dtype, &i.shape).with_alignment(i.alignment);
-        decl.target = i.target;
-        b.push(decl.with_data(&i.data)).unwrap();
+        b.push(i.entry.decl().with_data(&i.entry.data)).unwrap();
     }
     for (k, v) in META {
         b.metadata(k, *v).unwrap();
@@ -98,7 +97,7 @@ fn feed<S: embedded_io::Write, M: Mode>(
         w.metadata(k, *v)?;
     }
     for i in items {
-        for piece in i.data.chunks(chunk.max(1)) {
+        for piece in i.entry.data.chunks(chunk.max(1)) {
             w.write(piece)?;
         }
         w.end_entry()?;
@@ -324,23 +323,29 @@ fn fixed_capacity_storage_reports_when_full() {
     );
 }
 
-#[test]
-fn fixed_capacity_storage_writes_the_same_bytes() {
-    let items = sample();
-    let expected = builder_bytes(&items);
+/// The bytes the seekable writer gives for `items` and `META` keeping its books in `bookkeeping`, each payload
+/// written whole by `write_entry`.
+fn seek_write_whole(items: &[Item], bookkeeping: impl Bookkeeping) -> Vec<u8> {
     let mut sink = MemSink::default();
-    let mut w = SeekWriter::new(&mut sink, FixedBookkeeping::<4, 64>);
-    for i in &items {
+    let mut w = SeekWriter::new(&mut sink, bookkeeping);
+    for i in items {
         w.declare(decl(i, i.open_ended)).unwrap();
     }
     for (k, v) in META {
         w.metadata(k, *v).unwrap();
     }
-    for i in &items {
-        w.write_entry(&i.data).unwrap();
+    for i in items {
+        w.write_entry(&i.entry.data).unwrap();
     }
     w.finish().unwrap();
-    assert_eq!(sink.bytes, expected);
+    sink.bytes
+}
+
+#[test]
+fn fixed_capacity_storage_writes_the_same_bytes() {
+    let items = sample();
+    let expected = builder_bytes(&items);
+    assert_eq!(seek_write_whole(&items, FixedBookkeeping::<4, 64>), expected);
 }
 
 #[test]
@@ -352,19 +357,7 @@ fn slice_storage_writes_the_same_bytes_at_any_alignment() {
     // Every start address modulo 4 (and 8): the words are aligned inside the slack.
     for skip in 0..8 {
         let bookkeeping = SliceBookkeeping::new(&mut storage[skip..skip + needed], 4, 64).unwrap();
-        let mut sink = MemSink::default();
-        let mut w = SeekWriter::new(&mut sink, bookkeeping);
-        for i in &items {
-            w.declare(decl(i, i.open_ended)).unwrap();
-        }
-        for (k, v) in META {
-            w.metadata(k, *v).unwrap();
-        }
-        for i in &items {
-            w.write_entry(&i.data).unwrap();
-        }
-        w.finish().unwrap();
-        assert_eq!(sink.bytes, expected, "storage at offset {skip}");
+        assert_eq!(seek_write_whole(&items, bookkeeping), expected, "storage at offset {skip}");
     }
 }
 
@@ -447,13 +440,9 @@ fn item_strategy() -> impl Strategy<Value = Item> {
                         })
                 }
             };
+            let data = (0..count as usize).map(|i| (i as u8).wrapping_add(seed)).collect();
             Item {
-                name,
-                dtype,
-                shape,
-                alignment: 1 << align_log2,
-                target,
-                data: (0..count as usize).map(|i| (i as u8).wrapping_add(seed)).collect(),
+                entry: EntrySpec { name, dtype, shape, alignment: 1 << align_log2, target, data },
                 open_ended: open_ended && dtype == Dtype::RAW,
             }
         })
@@ -469,7 +458,7 @@ proptest! {
     ) {
         let mut items = items;
         for (i, item) in items.iter_mut().enumerate() {
-            item.name = format!("{}{i}", item.name);
+            item.entry.name = format!("{}{i}", item.entry.name);
         }
         let expected = builder_bytes(&items);
         let mut sink = MemSink::default();
@@ -481,10 +470,10 @@ proptest! {
         let c = Container::parse(&expected).unwrap();
         c.verify().unwrap();
         for (e, i) in c.entries().zip(&items) {
-            prop_assert_eq!(e.payload(), &i.data[..]);
+            prop_assert_eq!(e.payload(), &i.entry.data[..]);
             let shape = e.shape();
-            prop_assert_eq!(shape.dims(), &i.shape[..]);
-            prop_assert_eq!(e.target(), i.target);
+            prop_assert_eq!(shape.dims(), &i.entry.shape[..]);
+            prop_assert_eq!(e.target(), i.entry.target);
         }
     }
 }

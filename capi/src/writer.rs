@@ -412,8 +412,7 @@ pub unsafe extern "C" fn tpack_writer_declare(
             alignment,
             target,
         };
-        either!(w, w => w.declare(decl))?;
-        Ok(())
+        Ok(either!(w, w => w.declare(decl))?)
     })
 }
 
@@ -451,8 +450,7 @@ pub unsafe extern "C" fn tpack_writer_metadata(
         // SAFETY: the caller's contract, for the duration of the call.
         let bytes = unsafe { slice_of(value, value_len) }?;
         let value = meta_value(MetaType::from_code(value_type), bytes).ok_or_else(bad_argument)?;
-        either!(w, w => w.metadata(key, value))?;
-        Ok(())
+        Ok(either!(w, w => w.metadata(key, value))?)
     };
     // SAFETY: the caller's contract.
     unsafe { with_writer(writer, out_error, body) }
@@ -494,8 +492,7 @@ pub unsafe extern "C" fn tpack_writer_write(
     let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
         let chunk = unsafe { slice_of(bytes, len) }?;
-        either!(w, w => w.write(chunk))?;
-        Ok(())
+        Ok(either!(w, w => w.write(chunk))?)
     };
     // SAFETY: the caller's contract.
     unsafe { with_writer(writer, out_error, body) }
@@ -540,8 +537,7 @@ pub unsafe extern "C" fn tpack_writer_finish(
     guard_with_error(out_error, || {
         // SAFETY: the caller's contract: filled, writable, exclusive.
         let w = unsafe { take::<_, Inner>(writer) }?;
-        either!(w, w => w.finish().map(drop))?;
-        Ok(())
+        Ok(either!(w, w => w.finish().map(drop))?)
     })
 }
 

@@ -16,19 +16,11 @@
 #   SKIP_LIB=1 ...                             reuse target/capi/libtpack.a (run-c.sh has just built it)
 set -eu
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-capi="$root/capi"
-out="$root/target/capi"
-cc=${CC:-cc}
-mkdir -p "$out"
-
+. "$(dirname "$0")/common.sh"
 if [ "${SKIP_LIB:-0}" != 1 ] || [ ! -f "$out/libtpack.a" ]; then
-    (cd "$root" && cargo rustc -p tpack-capi --release --crate-type staticlib --quiet)
-    cp "$root/target/release/libtpack_capi.a" "$out/libtpack.a"
+    build_static_lib
 fi
 
-# What `rustc --print native-static-libs` lists on Linux.
-libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 warn="-std=c99 -Wall -Wextra -Werror -pedantic"
 "$cc" $warn -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
     -I "$capi/include" "$capi/tests/c/conformance_reader.c" "$out/libtpack.a" $libs -o "$out/conformance_reader"

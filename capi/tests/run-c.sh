@@ -10,24 +10,13 @@
 # Needs cargo, a C and a C++ compiler with -fsanitize=address,undefined (gcc or clang) and jq.
 set -eu
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-capi="$root/capi"
-out="$root/target/capi"
-cc=${CC:-cc}
-mkdir -p "$out"
-
-# The static library: an rlib crate built as a staticlib (see capi/Cargo.toml for why not `crate-type`).
-# Unwinding must reach `catch_unwind`, so the profile keeps panic = "unwind" (cargo's default).
-(cd "$root" && cargo rustc -p tpack-capi --release --crate-type staticlib --quiet)
-cp "$root/target/release/libtpack_capi.a" "$out/libtpack.a"
+. "$(dirname "$0")/common.sh"
+build_static_lib
 
 jq -r '.vectors[] | if .valid
     then "V \(.decoding.entries | length) \(.decoding.metadata | length) \(.file)"
     else "I \(.rule) \(.file)" end' "$root/spec/vectors/manifest.json" > "$out/vectors.list"
 
-# The libraries a Rust staticlib needs from the system (what `rustc --print native-static-libs` lists on
-# Linux).
-libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 sanitize="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 "$cc" -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
     -I "$capi/include" "$capi/tests/c/smoke.c" "$out/libtpack.a" $libs -o "$out/smoke"

@@ -495,34 +495,25 @@ fn core_error(bytes: &[u8]) -> tpack::Error {
 /// `core` as `tpack_error` documents its fields, written out here from the header's words (not from the
 /// library's code): the rule's number, and each slot of the core's context or its "none" value.
 fn documented(core: tpack::Error) -> tpack_error {
-    let tpack::ErrorContext {
-        entry,
-        record,
-        position,
-        offset,
-        section,
-        value,
-        stored,
-        computed,
-        depth,
-        inner_rule,
-    } = core.context();
+    // Slot by slot. The library's `fields_of` destructures the context whole, so a slot the core adds becomes a
+    // field of `tpack_error`, and this literal fails to compile until the slot is written out here too.
+    let context = core.context();
     let section_number = |s: tpack::format::Section| {
         tpack::format::Section::ALL.iter().position(|x| *x == s).map(|i| u32::try_from(i).expect("small"))
     };
     tpack_error {
         result: 1,
         rule: u32::from(core.rule().number()),
-        entry: entry.unwrap_or(TPACK_NONE),
-        record: record.unwrap_or(TPACK_NONE),
-        position: position.unwrap_or(TPACK_NONE),
-        section: section.and_then(section_number).unwrap_or(TPACK_NONE),
-        inner_rule: inner_rule.map_or(0, |r| u32::from(r.number())),
-        depth: depth.map_or(0, u32::from),
-        stored: stored.unwrap_or(0),
-        computed: computed.unwrap_or(0),
-        offset: offset.unwrap_or(TPACK_NONE64),
-        value: value.unwrap_or(TPACK_NONE64),
+        entry: context.entry.unwrap_or(TPACK_NONE),
+        record: context.record.unwrap_or(TPACK_NONE),
+        position: context.position.unwrap_or(TPACK_NONE),
+        section: context.section.and_then(section_number).unwrap_or(TPACK_NONE),
+        inner_rule: context.inner_rule.map_or(0, |r| u32::from(r.number())),
+        depth: context.depth.map_or(0, u32::from),
+        stored: context.stored.unwrap_or(0),
+        computed: context.computed.unwrap_or(0),
+        offset: context.offset.unwrap_or(TPACK_NONE64),
+        value: context.value.unwrap_or(TPACK_NONE64),
     }
 }
 

@@ -11,7 +11,6 @@
 //! Prints one `RESULT {json}` line per figure for `benches/report.py`. Linux only (it reads /proc).
 //! `cargo bench -p tpack-cli --bench memory`
 
-use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,6 +18,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use safetensors::tensor::{Dtype as StDtype, TensorView};
+
+#[path = "../tests/common/sparse.rs"]
+mod sparse;
+
+use sparse::sparse_container;
 
 const MODEL_BYTES: u64 = 2 << 30;
 const TENSORS: u64 = 64;
@@ -125,56 +129,6 @@ fn write_model(path: &Path) {
     safetensors::serialize_to_file(views, None, path).unwrap();
 }
 
-/// A container of `total` zero payload bytes in four entries, written sparsely (zero chunks are skipped by a
-/// seek), so a 4 GiB file costs no disk.
-fn write_sparse_container(path: &Path, total: u64) {
-    struct Sparse(std::fs::File, u64);
-    impl embedded_io::ErrorType for Sparse {
-        type Error = std::io::Error;
-    }
-    impl embedded_io::Write for Sparse {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            if buf.iter().all(|&b| b == 0) {
-                self.0.seek(SeekFrom::Current(buf.len() as i64))?;
-            } else {
-                self.0.write_all(buf)?;
-            }
-            self.1 = self.1.max(self.0.stream_position()?);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            self.0.set_len(self.1)
-        }
-    }
-    impl embedded_io::Seek for Sparse {
-        fn seek(&mut self, pos: embedded_io::SeekFrom) -> std::io::Result<u64> {
-            self.0.seek(match pos {
-                embedded_io::SeekFrom::Start(n) => SeekFrom::Start(n),
-                embedded_io::SeekFrom::End(n) => SeekFrom::End(n),
-                embedded_io::SeekFrom::Current(n) => SeekFrom::Current(n),
-            })
-        }
-    }
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = tpack::write::SeekWriter::new(Sparse(file, 0), tpack::write::VecBookkeeping);
-    let names: Vec<String> = (0..4).map(|i| format!("blocks.{i}.weight")).collect();
-    for n in &names {
-        w.declare(tpack::write::EntryDecl::new(n, tpack::Dtype::U8, &[total / 4])).unwrap();
-    }
-    let zeros = vec![0u8; 8 << 20];
-    for _ in 0..4 {
-        let mut left = total / 4;
-        while left > 0 {
-            let n = left.min(zeros.len() as u64) as usize;
-            w.write(&zeros[..n]).unwrap();
-            left -= n as u64;
-        }
-        w.end_entry().unwrap();
-    }
-    let mut sink = w.finish().unwrap();
-    embedded_io::Write::flush(&mut sink).unwrap();
-}
-
 fn result(name: &str, value: f64, unit: &str) {
     println!("RESULT {}", serde_json::json!({"name": name, "value": value, "unit": unit}));
 }
@@ -217,8 +171,8 @@ fn main() {
 
     let small = dir.path().join("small.tpack");
     let large = dir.path().join("large.tpack");
-    write_sparse_container(&small, 1 << 20);
-    write_sparse_container(&large, 4 << 30);
+    sparse_container(&small, 4, 1 << 20);
+    sparse_container(&large, 4, 4 << 30);
     let unused = dir.path().join("unused");
     let f_small = run_child("faults", &small, &unused);
     let f_large = run_child("faults", &large, &unused);

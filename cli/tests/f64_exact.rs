@@ -171,16 +171,14 @@ fn unpack_writes_f64_as_inspect_does_and_pack_reads_it_back() {
 #[test]
 fn pack_still_reads_bare_hex_f64() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("m.json");
-    std::fs::write(
-        &manifest,
-        r#"{"tpack_manifest": 1, "entries": [], "metadata": [
+    let manifest = write_manifest(
+        dir.path(),
+        &json!({"tpack_manifest": 1, "entries": [], "metadata": [
             {"key": "a", "type": "f64", "value": "7ff0000000000001"},
             {"key": "b", "type": "f64", "value": {"f64_bits": "fff0000000000001"}},
             {"key": "c", "type": "f64[]", "value": ["8000000000000000", {"f64_bits": "7ff8000000000000"}, 2.5]}
-        ]}"#,
-    )
-    .unwrap();
+        ]}),
+    );
     let out = dir.path().join("m.tpack");
     run_pack(&manifest, &out, false, true).unwrap();
     let bytes = std::fs::read(&out).unwrap();
@@ -198,15 +196,13 @@ fn pack_still_reads_bare_hex_f64() {
 #[test]
 fn pack_explains_a_bad_f64_bits_value() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = dir.path().join("m.json");
-    std::fs::write(
-        &manifest,
-        r#"{"tpack_manifest": 1, "entries": [], "metadata": [
+    let manifest = write_manifest(
+        dir.path(),
+        &json!({"tpack_manifest": 1, "entries": [], "metadata": [
             {"key": "a", "type": "f64", "value": {"f64_bits": "7ff8"}},
             {"key": "b", "type": "f64", "value": {"bits": "7ff8000000000000"}}
-        ]}"#,
-    )
-    .unwrap();
+        ]}),
+    );
     let err = run_pack(&manifest, &dir.path().join("m.tpack"), false, true).unwrap_err().to_string();
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 3, "{err}");

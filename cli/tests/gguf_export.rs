@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::hand_made::HandMadeGguf;
 use common::*;
 use serde_json::Value;
 use tpack::write::{Builder, EntryDecl, NewEntry};
@@ -147,21 +148,13 @@ fn unpack_and_pack_keep_every_gguf_type() {
 /// this file is built by hand, from gguf.md: one Q8_1 tensor of 2 × 64 elements, 4 blocks of 36 bytes.
 #[test]
 fn q8_1_is_ggmls_36_byte_block_both_ways() {
-    let mut bytes = b"GGUF".to_vec();
-    bytes.extend(3u32.to_le_bytes());
-    bytes.extend(1u64.to_le_bytes()); // tensors
-    bytes.extend(0u64.to_le_bytes()); // metadata
-    bytes.extend(4u64.to_le_bytes());
-    bytes.extend(b"q8_1");
-    bytes.extend(2u32.to_le_bytes()); // n_dims
-    bytes.extend(64u64.to_le_bytes()); // ne[0]
-    bytes.extend(2u64.to_le_bytes()); // ne[1]
-    bytes.extend(9u32.to_le_bytes()); // GGML_TYPE_Q8_1
-    bytes.extend(0u64.to_le_bytes()); // offset
-    bytes.resize(bytes.len().next_multiple_of(32), 0);
+    let mut gguf = HandMadeGguf::v3(1, 0);
+    // The tensor info: name, n_dims, ne[0], ne[1], GGML_TYPE_Q8_1, offset.
+    gguf.string("q8_1").u32(2).u64(64).u64(2).u32(9).u64(0).pad_to(32);
     let blocks: Vec<u8> = (0..4 * 36).map(|i| (i * 7 % 251) as u8).collect();
-    bytes.extend(&blocks);
-    bytes.resize(bytes.len().next_multiple_of(32), 0);
+    gguf.bytes.extend(&blocks);
+    gguf.pad_to(32);
+    let bytes = gguf.bytes;
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("q8_1.gguf");
     std::fs::write(&input, &bytes).unwrap();
@@ -320,14 +313,10 @@ fn what_gguf_cannot_hold_is_refused_by_name() {
 /// A GGUF key in tpack's reserved namespace could not be told from tpack's own record: refused on the way in.
 #[test]
 fn a_gguf_key_in_the_reserved_namespace_is_refused() {
-    let mut bytes = b"GGUF".to_vec();
-    bytes.extend(3u32.to_le_bytes());
-    bytes.extend(0u64.to_le_bytes());
-    bytes.extend(1u64.to_le_bytes());
-    bytes.extend(14u64.to_le_bytes());
-    bytes.extend(b"gguf.key_order");
-    bytes.extend(4u32.to_le_bytes());
-    bytes.extend(1u32.to_le_bytes());
+    let mut gguf = HandMadeGguf::v3(0, 1);
+    // A u32 (type 4) of value 1.
+    gguf.string("gguf.key_order").u32(4).u32(1);
+    let bytes = gguf.bytes;
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("r.gguf");
     std::fs::write(&input, &bytes).unwrap();

@@ -6,6 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::fixture;
+use common::hand_made::HandMadeGguf;
 use proptest::prelude::*;
 use tpack_cli::{run_convert, run_inspect, run_unpack, run_verify};
 
@@ -96,10 +97,7 @@ fn the_safetensors_header_size_limit_holds() {
 
 #[test]
 fn a_gguf_claiming_2_pow_60_tensors_fails_fast() {
-    let mut bytes = b"GGUF".to_vec();
-    bytes.extend(3u32.to_le_bytes());
-    bytes.extend((1u64 << 60).to_le_bytes());
-    bytes.extend(0u64.to_le_bytes());
+    let bytes = HandMadeGguf::v3(1 << 60, 0).bytes;
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("huge.gguf");
     std::fs::write(&input, &bytes).unwrap();

@@ -4,18 +4,10 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::*;
 use serde_json::{json, Value};
 use tpack::write::{Builder, NewEntry};
 use tpack::{Container, Dtype, MetaValue};
-
-fn write_manifest(dir: &Path, manifest: &Value) -> std::path::PathBuf {
-    let path = dir.join("manifest.json");
-    std::fs::write(&path, serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
-    path
-}
 
 fn f32_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -5,15 +5,15 @@
 #![cfg(target_os = "linux")]
 
 use std::fs::{self, File};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use tpack::Dtype;
+mod common;
 
-use tpack::write::{EntryDecl, SeekWriter, VecBookkeeping};
+use common::sparse::sparse_container;
 
 /// Payload of each input: large enough that writing it takes the tool a good fraction of a second.
 const BIG: u64 = 128 << 20;
@@ -31,63 +31,6 @@ fn safetensors(path: &Path, len: u64) {
     f.write_all(&(header.len() as u64).to_le_bytes()).unwrap();
     f.write_all(header.as_bytes()).unwrap();
     f.set_len(8 + header.len() as u64 + len).unwrap();
-}
-
-/// A sink that leaves holes where the writer writes zeros, so a big container costs no disk.
-struct Sparse(File);
-
-impl embedded_io::ErrorType for Sparse {
-    type Error = std::io::Error;
-}
-
-impl embedded_io::Write for Sparse {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.iter().all(|&b| b == 0) {
-            let end = self.0.seek(SeekFrom::Current(buf.len() as i64))?;
-            if self.0.metadata()?.len() < end {
-                self.0.set_len(end)?;
-            }
-            Ok(buf.len())
-        } else {
-            Write::write(&mut self.0, buf)
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl embedded_io::Seek for Sparse {
-    fn seek(&mut self, pos: embedded_io::SeekFrom) -> std::io::Result<u64> {
-        self.0.seek(match pos {
-            embedded_io::SeekFrom::Start(n) => SeekFrom::Start(n),
-            embedded_io::SeekFrom::End(n) => SeekFrom::End(n),
-            embedded_io::SeekFrom::Current(n) => SeekFrom::Current(n),
-        })
-    }
-}
-
-/// A container of `entries` zero U8 entries sharing `total` bytes, sparse.
-fn container(path: &Path, entries: usize, total: u64) {
-    let each = total / entries as u64;
-    let names: Vec<String> = (0..entries).map(|i| format!("layers.{i}.weight")).collect();
-    let shape = [each];
-    let mut w = SeekWriter::new(Sparse(File::create(path).unwrap()), VecBookkeeping);
-    for name in &names {
-        w.declare(EntryDecl::new(name, Dtype::U8, &shape)).unwrap();
-    }
-    let chunk = vec![0u8; 1 << 20];
-    for _ in &names {
-        let mut left = each;
-        while left > 0 {
-            let n = left.min(chunk.len() as u64) as usize;
-            w.write(&chunk[..n]).unwrap();
-            left -= n as u64;
-        }
-        w.end_entry().unwrap();
-    }
-    drop(w.finish().unwrap());
 }
 
 /// A manifest packing one sparse data file of `len` bytes.
@@ -200,6 +143,15 @@ fn os(s: &(impl AsRef<std::ffi::OsStr> + ?Sized)) -> &std::ffi::OsStr {
     s.as_ref()
 }
 
+/// An empty directory `out` in `dir` and the path of `name` in it: the tool's output, alone in its directory, so
+/// that what an interrupted run leaves there can be seen.
+fn output_in(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let out_dir = dir.join("out");
+    fs::create_dir(&out_dir).unwrap();
+    let output = out_dir.join(name);
+    (out_dir, output)
+}
+
 /// Interrupts `args` twice: with `first` while it writes a new `output`, then with `second` while it replaces an
 /// existing one (`args` plus `--force`).
 fn interrupt_new_then_replaced(
@@ -215,30 +167,26 @@ fn interrupt_new_then_replaced(
     interrupt(&forced, second, out_dir, output);
 }
 
+/// `tpack convert` from `input` to `output_name` in `dir`, interrupted as a new output and as a replacement.
+fn convert_interrupted(dir: &Path, input: &Path, output_name: &str) {
+    let (out_dir, output) = output_in(dir, output_name);
+    let args = [os("convert"), os(input), os(&output)];
+    interrupt_new_then_replaced(&args, libc::SIGINT, libc::SIGTERM, &out_dir, &output);
+}
+
 #[test]
 fn convert_to_tpack_interrupted_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.safetensors");
     safetensors(&input, BIG);
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.tpack");
-    interrupt_new_then_replaced(
-        &[os("convert"), os(&input), os(&output)],
-        libc::SIGINT,
-        libc::SIGTERM,
-        &out_dir,
-        &output,
-    );
+    convert_interrupted(dir.path(), &input, "model.tpack");
 }
 
 #[test]
 fn pack_interrupted_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = manifest(dir.path(), BIG);
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.tpack");
+    let (out_dir, output) = output_in(dir.path(), "model.tpack");
     let args = [os("pack"), os(&manifest), os("-o"), os(&output)];
     interrupt_new_then_replaced(&args, libc::SIGTERM, libc::SIGINT, &out_dir, &output);
 }
@@ -247,24 +195,15 @@ fn pack_interrupted_leaves_nothing() {
 fn convert_to_safetensors_interrupted_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, BIG);
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.safetensors");
-    interrupt_new_then_replaced(
-        &[os("convert"), os(&input), os(&output)],
-        libc::SIGINT,
-        libc::SIGTERM,
-        &out_dir,
-        &output,
-    );
+    sparse_container(&input, 4, BIG);
+    convert_interrupted(dir.path(), &input, "model.safetensors");
 }
 
 #[test]
 fn unpack_interrupted_leaves_nothing_and_a_rerun_works() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 8, BIG);
+    sparse_container(&input, 8, BIG);
     let output = dir.path().join("files");
     let args = [os("unpack"), os(&input), os("-o"), os(&output)];
     // Signalled once the output exists, under a temporary name or its own.
@@ -278,7 +217,7 @@ fn unpack_interrupted_leaves_nothing_and_a_rerun_works() {
     interrupt_when(&args, libc::SIGINT, dir.path(), &notes, ready);
     assert_eq!(fs::read_dir(&output).unwrap().count(), 1, "unpacked files were left in {}", output.display());
     let small = dir.path().join("small.tpack");
-    container(&small, 2, 4096);
+    sparse_container(&small, 2, 4096);
     let o = Command::new(env!("CARGO_BIN_EXE_tpack"))
         .args([os("unpack"), os(&small), os("-o"), os(&output)])
         .output();
@@ -311,7 +250,7 @@ fn assert_shrank((status, err): (ExitStatus, String), input: &Path, out_dir: &Pa
 fn verify_of_an_input_that_shrinks_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, 2 * BIG);
+    sparse_container(&input, 4, 2 * BIG);
     let mut child = spawn(&[os("verify"), os(&input)]);
     truncate_when_mapped(&mut child, &input, 4096);
     assert_shrank(finish(child), &input, dir.path());
@@ -321,7 +260,7 @@ fn verify_of_an_input_that_shrinks_is_an_error() {
 fn unpack_of_an_input_that_shrinks_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 4, 2 * BIG);
+    sparse_container(&input, 4, 2 * BIG);
     let output = dir.path().join("files");
     let mut child = spawn(&[os("unpack"), os(&input), os("-o"), os(&output)]);
     truncate_when_mapped(&mut child, &input, 4096);
@@ -334,9 +273,7 @@ fn convert_of_an_input_that_shrinks_is_an_error_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.safetensors");
     safetensors(&input, BIG);
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.tpack");
+    let (out_dir, output) = output_in(dir.path(), "model.tpack");
     let mut child = spawn(&[os("convert"), os(&input), os(&output)]);
     // Once the output is being written, the payload is being read.
     wait_for(&mut child, "a temporary output appeared", || !hidden(&out_dir).is_empty());
@@ -349,10 +286,8 @@ fn convert_of_an_input_that_shrinks_is_an_error_and_leaves_nothing() {
 fn convert_to_sharded_safetensors_interrupted_leaves_no_shard_and_no_index() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.tpack");
-    container(&input, 8, BIG);
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.safetensors");
+    sparse_container(&input, 8, BIG);
+    let (out_dir, output) = output_in(dir.path(), "model.safetensors");
     let index = out_dir.join("model.safetensors.index.json");
     for signal in [libc::SIGINT, libc::SIGTERM] {
         interrupt(
@@ -388,9 +323,7 @@ fn convert_of_a_shard_that_shrinks_is_an_error_naming_it() {
     }
     fs::write(set.join("model.safetensors.index.json"), format!("{{\"weight_map\": {{{weight_map}}}}}"))
         .unwrap();
-    let out_dir = dir.path().join("out");
-    fs::create_dir(&out_dir).unwrap();
-    let output = out_dir.join("model.tpack");
+    let (out_dir, output) = output_in(dir.path(), "model.tpack");
     let second = set.join(shards[1]);
     let mut child = spawn(&[os("convert"), os(&set), os(&output)]);
     // Once the output is being written, the first shard's payload is being read; the second's comes next.

@@ -2,58 +2,15 @@
 //! output never parses as valid; a sequence that finishes cleanly gives a valid container.
 #![no_main]
 
-use embedded_io::{ErrorKind, ErrorType, Seek, SeekFrom, Write};
 use libfuzzer_sys::fuzz_target;
 use tpack::write::{EntryDecl, FixedBookkeeping, SeekWriter, StreamWriter, WriteError};
 use tpack::{Container, MetaValue};
 use tpack_fuzz::EntryModel;
 
-#[derive(Default)]
-struct Sink {
-    bytes: Vec<u8>,
-    position: usize,
-    fail_at: Option<usize>,
-    written: usize,
-}
-
-impl ErrorType for Sink {
-    type Error = ErrorKind;
-}
-
-impl Write for Sink {
-    fn write(&mut self, data: &[u8]) -> Result<usize, ErrorKind> {
-        if data.is_empty() {
-            return Ok(0);
-        }
-        let room = self.fail_at.map_or(usize::MAX, |k| k.saturating_sub(self.written));
-        if room == 0 {
-            return Err(ErrorKind::Other);
-        }
-        let n = data.len().min(room);
-        if self.bytes.len() < self.position + n {
-            self.bytes.resize(self.position + n, 0);
-        }
-        self.bytes[self.position..self.position + n].copy_from_slice(&data[..n]);
-        self.position += n;
-        self.written += n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> Result<(), ErrorKind> {
-        Ok(())
-    }
-}
-
-impl Seek for Sink {
-    fn seek(&mut self, pos: SeekFrom) -> Result<u64, ErrorKind> {
-        // The seekable writer asks where it stands (`Current(0)`) and seeks to absolute positions.
-        match pos {
-            SeekFrom::Start(p) => self.position = p as usize,
-            SeekFrom::Current(0) => {}
-            _ => return Err(ErrorKind::Unsupported),
-        }
-        Ok(self.position as u64)
-    }
-}
+// The integration tests' in-memory sink, which can be told to fail at any byte.
+#[path = "../../tests/support/sinks.rs"]
+mod sinks;
+use sinks::MemSink;
 
 #[derive(arbitrary::Arbitrary, Debug)]
 enum Call {
@@ -102,7 +59,7 @@ macro_rules! drive {
 }
 
 fuzz_target!(|input: Input| {
-    let mut sink = Sink { fail_at: input.fail_at.map(usize::from), ..Sink::default() };
+    let mut sink = MemSink { fail_at: input.fail_at.map(usize::from), ..MemSink::default() };
     let (failed, finished) = if input.seekable {
         let mut w = SeekWriter::new(&mut sink, FixedBookkeeping::<8, 256>);
         let failed = drive!(w, &input.calls);

@@ -3,7 +3,7 @@
 
 use arbitrary::Arbitrary;
 use tpack::zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
-use tpack::{Container, Dtype, MetaValue};
+use tpack::{Container, Dtype, MetaType, MetaValue, OwnedMetaValue};
 
 /// Calls every accessor, recursing into nested containers: none may panic, whatever the container.
 pub fn touch_everything(c: &Container<'_>) {
@@ -107,16 +107,23 @@ impl EntryModel {
     }
 }
 
+/// A metadata value as the fuzzer describes it: a type code, and the value as a record's inline bits (`u64`,
+/// `i64`, `f64`, `bool`) or as a pool encoding (every other type, format 1.1's included).
 #[derive(Arbitrary, Debug, Clone)]
-pub enum MetaModel {
-    U64(u64),
-    I64(i64),
-    F64(f64),
-    Bool(bool),
-    String(String),
-    Bytes(Vec<u8>),
-    U64s(Vec<u64>),
-    I64s(Vec<i64>),
-    F64s(Vec<f64>),
-    Strings(Vec<String>),
+pub struct MetaModel {
+    pub code: u8,
+    pub bits: u64,
+    pub encoded: Vec<u8>,
+}
+
+impl MetaModel {
+    /// The value described; `None` for an unknown type, or bits or bytes that are no valid value of the type.
+    pub fn value(&self) -> Option<OwnedMetaValue> {
+        let value_type = MetaType::from_code(self.code);
+        if value_type.is_inline() {
+            OwnedMetaValue::try_from(MetaValue::from_inline(value_type, self.bits)?).ok()
+        } else {
+            OwnedMetaValue::from_encoded(value_type, self.encoded.clone()).ok()
+        }
+    }
 }

@@ -65,10 +65,12 @@ mod format;
 mod read;
 #[cfg(test)]
 mod tests;
+mod value;
 
 pub use error::GgufError;
-pub use file::{Gguf, GgufArray, GgufElements, GgufTensor, GgufValue};
+pub use file::{Gguf, GgufTensor};
 pub use format::{
     value_type_name, GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_ARRAY_DEPTH, MAX_DIMS,
 };
 pub use read::parse;
+pub use value::{GgufArray, GgufElements, GgufValue};

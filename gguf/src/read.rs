@@ -4,11 +4,10 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use crate::error::GgufError;
-use crate::file::{Gguf, GgufArray, GgufTensor, GgufValue};
-use crate::format::{
-    min_encoded_size, GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_ARRAY_DEPTH, MAX_DIMS, T_ARRAY,
-    T_BOOL, T_F32, T_F64, T_I16, T_I32, T_I64, T_I8, T_STRING, T_U16, T_U32, T_U64, T_U8,
-};
+use crate::file::{Gguf, GgufTensor};
+use crate::format::{GgmlType, ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_DIMS};
+use crate::value::cursor::{to_u64, truncated};
+use crate::value::{GgufValue, Reader};
 
 /// Parses and validates the whole GGUF file `bytes` (typically memory-mapped), borrowing strings and tensor
 /// data from it.
@@ -101,71 +100,18 @@ fn check_overlaps(tensors: &[GgufTensor<'_>]) -> Result<(), GgufError> {
     Ok(())
 }
 
-/// The error for an item `what` starting at `at` that the input cannot hold.
-fn truncated(what: &'static str, at: usize) -> GgufError {
-    GgufError::Truncated { what, offset: to_u64(at) }
+/// The byte size of tensor `name`, distinguishing a row length that is not a block multiple from overflow.
+fn tensor_size(name: &str, dims: &[u64], ggml_type: GgmlType) -> Result<u64, GgufError> {
+    let ne0 = dims.first().copied().unwrap_or(0);
+    if ne0.checked_rem(ggml_type.block_size()) != Some(0) {
+        return Err(GgufError::RowNotBlockMultiple { tensor: name.into(), ggml_type, ne0 });
+    }
+    ggml_type.tensor_size(dims).ok_or_else(|| GgufError::TensorTooLarge { tensor: name.into() })
 }
 
-/// A `usize` as a `u64` (lossless on every platform Rust supports; saturating just in case).
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
-
-/// A cursor over the input. Every read either consumes exactly what it returns or fails with the offset of
-/// the item it was reading.
-#[derive(Clone)]
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    /// Numbers are big-endian (told by the version field, which the header reads first).
-    big_endian: bool,
-}
-
+// The walk over the file's structure; the cursor's primitives and the decoding of values are in
+// `value::cursor`.
 impl<'a> Reader<'a> {
-    fn remaining(&self) -> usize {
-        self.bytes.len().saturating_sub(self.pos)
-    }
-
-    /// The next `n` bytes.
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], GgufError> {
-        let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        let (head, _) = rest.split_at_checked(n).ok_or_else(|| truncated(what, self.pos))?;
-        self.pos = self.pos.saturating_add(n);
-        Ok(head)
-    }
-
-    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], GgufError> {
-        let at = self.pos;
-        let head = self.take(N, what)?;
-        let mut bytes = <[u8; N]>::try_from(head).map_err(|_| truncated(what, at))?;
-        // Numbers are then decoded little-endian: reversing a big-endian one first reads it right.
-        if self.big_endian {
-            bytes.reverse();
-        }
-        Ok(bytes)
-    }
-
-    fn u8(&mut self, what: &'static str) -> Result<u8, GgufError> {
-        self.array::<1>(what).map(u8::from_le_bytes)
-    }
-
-    fn u32(&mut self, what: &'static str) -> Result<u32, GgufError> {
-        self.array(what).map(u32::from_le_bytes)
-    }
-
-    fn u64(&mut self, what: &'static str) -> Result<u64, GgufError> {
-        self.array(what).map(u64::from_le_bytes)
-    }
-
-    /// A string: a u64 byte length, then that many bytes of UTF-8.
-    fn string(&mut self, what: &'static str) -> Result<&'a str, GgufError> {
-        let at = self.pos;
-        let len = self.u64(what)?;
-        let len = usize::try_from(len).map_err(|_| truncated(what, at))?;
-        let raw = self.take(len, what).map_err(|_| truncated(what, at))?;
-        core::str::from_utf8(raw).map_err(|_| GgufError::InvalidUtf8 { what, offset: to_u64(at) })
-    }
-
     /// The header: version, tensor count and metadata count.
     fn header(&mut self) -> Result<(u32, u64, u64), GgufError> {
         // A nonempty prefix of the magic is a truncated GGUF file; anything else is not one at all.
@@ -205,90 +151,6 @@ impl<'a> Reader<'a> {
             metadata.push((key, value));
         }
         Ok(metadata)
-    }
-
-    /// One value of type `code`, under metadata key `key`.
-    fn value(&mut self, code: u32, key: &str) -> Result<GgufValue<'a>, GgufError> {
-        const W: &str = "metadata value";
-        Ok(match code {
-            T_U8 => GgufValue::U8(self.u8(W)?),
-            T_I8 => GgufValue::I8(self.array(W).map(i8::from_le_bytes)?),
-            T_U16 => GgufValue::U16(self.array(W).map(u16::from_le_bytes)?),
-            T_I16 => GgufValue::I16(self.array(W).map(i16::from_le_bytes)?),
-            T_U32 => GgufValue::U32(self.u32(W)?),
-            T_I32 => GgufValue::I32(self.array(W).map(i32::from_le_bytes)?),
-            T_F32 => GgufValue::F32(self.array(W).map(f32::from_le_bytes)?),
-            T_BOOL => GgufValue::Bool(self.bool(key)?),
-            T_STRING => GgufValue::String(self.string("string value")?),
-            T_U64 => GgufValue::U64(self.u64(W)?),
-            T_I64 => GgufValue::I64(self.array(W).map(i64::from_le_bytes)?),
-            T_F64 => GgufValue::F64(self.array(W).map(f64::from_le_bytes)?),
-            T_ARRAY => GgufValue::Array(self.gguf_array(key, 1)?),
-            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
-        })
-    }
-
-    fn bool(&mut self, key: &str) -> Result<bool, GgufError> {
-        byte_to_bool(self.u8("metadata value")?, key)
-    }
-
-    /// An array (element type, count, elements) at nesting level `depth` (1 for a top-level array), checked
-    /// element by element and returned as a view of its bytes: nothing is copied or allocated, whatever its
-    /// count, so memory does not grow with the file's arrays (a 6 MB file can hold 500,000 nested arrays).
-    pub(crate) fn gguf_array(&mut self, key: &str, depth: usize) -> Result<GgufArray<'a>, GgufError> {
-        if depth > MAX_ARRAY_DEPTH {
-            return Err(GgufError::ArrayTooDeep { key: key.into() });
-        }
-        let at = self.pos;
-        let code = self.u32("array header")?;
-        let count = self.u64("array header")?;
-        let min =
-            min_encoded_size(code).ok_or_else(|| GgufError::UnknownValueType { key: key.into(), code })?;
-        // Every element takes at least `min` bytes: refuse counts the input cannot hold up front.
-        let n = count
-            .checked_mul(min)
-            .filter(|&need| need <= to_u64(self.remaining()))
-            .and_then(|_| usize::try_from(count).ok())
-            .ok_or_else(|| truncated("array", at))?;
-        let start = self.pos;
-        match code {
-            T_U8 | T_I8 | T_U16 | T_I16 | T_U32 | T_I32 | T_F32 | T_U64 | T_I64 | T_F64 => {
-                let width = usize::try_from(min).map_err(|_| truncated("array elements", at))?;
-                let len = n.checked_mul(width).ok_or_else(|| truncated("array elements", at))?;
-                self.take(len, "array elements")?;
-            }
-            T_BOOL => {
-                for &b in self.take(n, "array elements")? {
-                    byte_to_bool(b, key)?;
-                }
-            }
-            T_STRING => {
-                for _ in 0..n {
-                    self.string("string in an array")?;
-                }
-            }
-            T_ARRAY => {
-                for _ in 0..n {
-                    self.gguf_array(key, depth.saturating_add(1))?;
-                }
-            }
-            _ => return Err(GgufError::UnknownValueType { key: key.into(), code }),
-        }
-        let bytes = self.bytes.get(start..self.pos).unwrap_or_default();
-        Ok(GgufArray::from_validated(code, n, bytes, self.big_endian, depth))
-    }
-
-    /// A reader of the elements `bytes` of an array the parser validated.
-    pub(crate) fn of_validated(bytes: &'a [u8], big_endian: bool) -> Self {
-        Reader { bytes, pos: 0, big_endian }
-    }
-
-    /// The next element, of type `code`, of an array at nesting level `depth` that the parser validated.
-    pub(crate) fn element(&mut self, code: u32, depth: usize) -> Result<GgufValue<'a>, GgufError> {
-        if code == T_ARRAY {
-            return self.gguf_array("", depth.saturating_add(1)).map(GgufValue::Array);
-        }
-        self.value(code, "")
     }
 
     /// `count` tensor infos, sizes computed. The vector grows as infos are read (each takes at least 32
@@ -336,22 +198,4 @@ impl<'a> Reader<'a> {
         }
         Ok(aligned)
     }
-}
-
-/// A stored boolean: strictly 0 or 1 (ggml reads any nonzero byte as true; gguf-py writes only 0 and 1).
-fn byte_to_bool(b: u8, key: &str) -> Result<bool, GgufError> {
-    match b {
-        0 => Ok(false),
-        1 => Ok(true),
-        value => Err(GgufError::InvalidBool { key: key.into(), value }),
-    }
-}
-
-/// The byte size of tensor `name`, distinguishing a row length that is not a block multiple from overflow.
-fn tensor_size(name: &str, dims: &[u64], ggml_type: GgmlType) -> Result<u64, GgufError> {
-    let ne0 = dims.first().copied().unwrap_or(0);
-    if ne0.checked_rem(ggml_type.block_size()) != Some(0) {
-        return Err(GgufError::RowNotBlockMultiple { tensor: name.into(), ggml_type, ne0 });
-    }
-    ggml_type.tensor_size(dims).ok_or_else(|| GgufError::TensorTooLarge { tensor: name.into() })
 }

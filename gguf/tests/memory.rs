@@ -5,6 +5,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[path = "support/hand_made.rs"]
+mod hand_made;
+use hand_made::HandMadeGguf;
+
 /// The system allocator, counting the bytes live and their peak.
 struct Counting;
 
@@ -33,21 +37,12 @@ static ALLOCATOR: Counting = Counting;
 fn nested_arrays(count: u64) -> Vec<u8> {
     const T_BOOL: u32 = 7;
     const T_ARRAY: u32 = 9;
-    let mut bytes = b"GGUF".to_vec();
-    bytes.extend(3u32.to_le_bytes());
-    bytes.extend(0u64.to_le_bytes());
-    bytes.extend(1u64.to_le_bytes());
-    bytes.extend(3u64.to_le_bytes());
-    bytes.extend(b"key");
-    bytes.extend(T_ARRAY.to_le_bytes());
-    bytes.extend(T_ARRAY.to_le_bytes());
-    bytes.extend(count.to_le_bytes());
+    let mut gguf = HandMadeGguf::v3(0, 1);
+    gguf.string("key").u32(T_ARRAY).u32(T_ARRAY).u64(count);
     for _ in 0..count {
-        bytes.extend(T_BOOL.to_le_bytes());
-        bytes.extend(1u64.to_le_bytes());
-        bytes.push(1);
+        gguf.u32(T_BOOL).u64(1).bytes.push(1);
     }
-    bytes
+    gguf.bytes
 }
 
 /// The peak of live heap bytes while `bytes` is parsed and every element of its one array is read.

@@ -60,22 +60,13 @@ def parse_args(argv):
     return opts, cmd
 
 
+# JSON's kinds of value, by the Python type json.loads gives; bool before int, since a bool is an int in Python.
+JSON_TYPES = ((type(None), "null"), (bool, "bool"), (int, "int"), (float, "float"), (str, "string"),
+              (list, "array"), (dict, "object"))
+
+
 def jtype(v):
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return type(v).__name__
+    return next((name for t, name in JSON_TYPES if isinstance(v, t)), type(v).__name__)
 
 
 def short(v, limit=60):

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod entry;
 pub mod json;
 pub mod raw;
 pub mod sinks;

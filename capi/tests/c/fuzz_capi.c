@@ -152,6 +152,21 @@ static void print_error(const char *who, tpack_result r, const tpack_error *e) {
 
 /* ---- every accessor on one value ---------------------------------------------------------------------- */
 
+/* The fixed-width metadata types, one line each: the scalar's type code, the code of the array of it, the name in
+ * its accessors (tpack_meta_NAME, tpack_meta_NAME_at) and its C type. */
+#define FIXED_WIDTH_TYPES(X)                                                                                  \
+    X(1, 7, u64, uint64_t)                                                                                    \
+    X(2, 8, i64, int64_t)                                                                                     \
+    X(3, 9, f64, double)                                                                                      \
+    X(4, 25, bool, bool)                                                                                      \
+    X(11, 18, u8, uint8_t)                                                                                    \
+    X(12, 19, i8, int8_t)                                                                                     \
+    X(13, 20, u16, uint16_t)                                                                                  \
+    X(14, 21, i16, int16_t)                                                                                   \
+    X(15, 22, u32, uint32_t)                                                                                  \
+    X(16, 23, i32, int32_t)                                                                                   \
+    X(17, 24, f32, float)
+
 /* Calls every accessor of the API on `v`: the one of its type must succeed, every other must refuse it with
  * WRONG_TYPE, an `_at` one past the end with NOT_FOUND. */
 static void walk_value(const tpack_meta_value *v, span s, int depth) {
@@ -159,22 +174,12 @@ static void walk_value(const tpack_meta_value *v, span s, int depth) {
     CHECK_RESULT(tpack_meta_value_type(v, &t), TPACK_RESULT_OK);
     const bool known = tpack_meta_type_name(t) != NULL;
     const tpack_result wrong = TPACK_RESULT_WRONG_TYPE, ok = TPACK_RESULT_OK;
-#define SCALAR(code, fn, type)                                                                                \
+#define SCALAR(code, array_code, name, type)                                                                  \
     do {                                                                                                      \
         type x_;                                                                                              \
-        CHECK_RESULT(fn(v, &x_), t == (code) ? ok : wrong);                                                   \
-    } while (0)
-    SCALAR(1, tpack_meta_u64, uint64_t);
-    SCALAR(2, tpack_meta_i64, int64_t);
-    SCALAR(3, tpack_meta_f64, double);
-    SCALAR(4, tpack_meta_bool, bool);
-    SCALAR(11, tpack_meta_u8, uint8_t);
-    SCALAR(12, tpack_meta_i8, int8_t);
-    SCALAR(13, tpack_meta_u16, uint16_t);
-    SCALAR(14, tpack_meta_i16, int16_t);
-    SCALAR(15, tpack_meta_u32, uint32_t);
-    SCALAR(16, tpack_meta_i32, int32_t);
-    SCALAR(17, tpack_meta_f32, float);
+        CHECK_RESULT(tpack_meta_##name(v, &x_), t == (code) ? ok : wrong);                                    \
+    } while (0);
+    FIXED_WIDTH_TYPES(SCALAR)
 #undef SCALAR
     tpack_str str;
     tpack_result r = tpack_meta_string(v, &str);
@@ -204,22 +209,13 @@ static void walk_value(const tpack_meta_value *v, span s, int depth) {
     size_t probes[3] = {0, n > 0 ? n - 1 : 0, n};
     for (int k = 0; k < 3; k++) {
         size_t i = probes[k];
-#define AT(code, fn, type)                                                                                    \
+#define AT(code, array_code, name, type)                                                                      \
     do {                                                                                                      \
         type x_;                                                                                              \
-        CHECK_RESULT(fn(v, i, &x_), t != (code) ? wrong : i < n ? ok : TPACK_RESULT_NOT_FOUND);               \
-    } while (0)
-        AT(7, tpack_meta_u64_at, uint64_t);
-        AT(8, tpack_meta_i64_at, int64_t);
-        AT(9, tpack_meta_f64_at, double);
-        AT(18, tpack_meta_u8_at, uint8_t);
-        AT(19, tpack_meta_i8_at, int8_t);
-        AT(20, tpack_meta_u16_at, uint16_t);
-        AT(21, tpack_meta_i16_at, int16_t);
-        AT(22, tpack_meta_u32_at, uint32_t);
-        AT(23, tpack_meta_i32_at, int32_t);
-        AT(24, tpack_meta_f32_at, float);
-        AT(25, tpack_meta_bool_at, bool);
+        CHECK_RESULT(tpack_meta_##name##_at(v, i, &x_),                                                       \
+                     t != (array_code) ? wrong : i < n ? ok : TPACK_RESULT_NOT_FOUND);                        \
+    } while (0);
+        FIXED_WIDTH_TYPES(AT)
 #undef AT
         r = tpack_meta_string_at(v, i, &str);
         CHECK_RESULT(r, t != 10 ? wrong : i < n ? ok : TPACK_RESULT_NOT_FOUND);

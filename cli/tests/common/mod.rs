@@ -2,6 +2,11 @@
 
 #![allow(dead_code)]
 
+pub mod sparse;
+
+#[path = "../../../gguf/tests/support/hand_made.rs"]
+pub mod hand_made;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -25,6 +30,13 @@ pub fn repo() -> PathBuf {
 
 pub fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// Writes `manifest` as `manifest.json` in `dir`; its path.
+pub fn write_manifest(dir: &Path, manifest: &Value) -> PathBuf {
+    let path = dir.join("manifest.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
+    path
 }
 
 /// Runs the `tpack` binary with `args`.
