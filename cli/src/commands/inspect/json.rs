@@ -30,16 +30,7 @@ pub(super) fn pretty(value: &Value) -> String {
 pub(super) fn document(model: &Model<'_>, path: &Path, opts: &Options) -> Value {
     let style = style(opts);
     let selected = if opts.no_tensors { Vec::new() } else { model.selected(opts) };
-    let mut cuts = 0usize;
-    let entries: Vec<Value> = selected
-        .iter()
-        .filter_map(|&i| model.entries.get(i))
-        .map(|item| {
-            let (value, item_cuts) = entry(item, style);
-            cuts = cuts.saturating_add(item_cuts);
-            value
-        })
-        .collect();
+    let (entries, mut cuts) = entries(selected.iter().filter_map(|&i| model.entries.get(i)), style);
     let (metadata, metadata_cuts) = metadata(&model.metadata, style);
     cuts = cuts.saturating_add(metadata_cuts);
     let mut doc = Map::new();
@@ -97,6 +88,19 @@ fn metadata(records: &[Record<'_>], style: Style) -> (Vec<Value>, usize) {
 /// One entry: a tpack entry as spec §13 decodes it (with its nested container), a foreign file's as
 /// `{"name", "dtype", "shape", "elements", "length"}`; with how many metadata values of a nested container
 /// were cut.
+/// The JSON of `items`, and how many values were cut for display in all.
+fn entries<'i, 'a: 'i>(items: impl Iterator<Item = &'i Item<'a>>, style: Style) -> (Vec<Value>, usize) {
+    let mut cuts = 0usize;
+    let values = items
+        .map(|item| {
+            let (value, item_cuts) = entry(item, style);
+            cuts = cuts.saturating_add(item_cuts);
+            value
+        })
+        .collect();
+    (values, cuts)
+}
+
 pub(super) fn entry(item: &Item<'_>, style: Style) -> (Value, usize) {
     let mut m = Map::new();
     m.insert("name".into(), json!(item.name));
@@ -131,16 +135,7 @@ pub(super) fn entry(item: &Item<'_>, style: Style) -> (Value, usize) {
 fn container(c: &Container<'_>, style: Style) -> (Value, usize) {
     let model = Model::of_container(c);
     let (major, minor) = c.version();
-    let mut cuts = 0usize;
-    let entries: Vec<Value> = model
-        .entries
-        .iter()
-        .map(|item| {
-            let (value, item_cuts) = entry(item, style);
-            cuts = cuts.saturating_add(item_cuts);
-            value
-        })
-        .collect();
+    let (entries, cuts) = entries(model.entries.iter(), style);
     let (metadata, metadata_cuts) = metadata(&model.metadata, style);
     let value = json!({
         "version": [major, minor],
