@@ -92,6 +92,22 @@ impl SigningKey {
         }
     }
 
+    /// The key of `algorithm` whose secret is `secret`: an Ed25519 seed (RFC 8032), or a P-256 scalar
+    /// (big-endian). For keys derived or stored elsewhere, and for fixed test keys; [`SigningKey::generate`]
+    /// makes a new one.
+    ///
+    /// # Errors
+    /// [`KeyError::Unsupported`] for a P-256 scalar that is 0 or not below the group order.
+    pub fn from_secret_bytes(algorithm: Algorithm, secret: &[u8; 32]) -> Result<Self, KeyError> {
+        let secret = match algorithm {
+            Algorithm::Ed25519 => Secret::Ed25519(ed25519_dalek::SigningKey::from_bytes(secret)),
+            Algorithm::EcdsaP256 => Secret::P256(
+                p256::ecdsa::SigningKey::from_slice(secret).map_err(|_| KeyError::Unsupported)?,
+            ),
+        };
+        Ok(Self::from_secret(secret))
+    }
+
     fn from_secret(secret: Secret) -> Self {
         let public = match &secret {
             Secret::Ed25519(key) => PublicKey::new(Algorithm::Ed25519, key.verifying_key().to_bytes().to_vec()),
