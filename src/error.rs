@@ -420,7 +420,9 @@ impl fmt::Display for Error {
                 Some(key) => write!(f, " ({key})"),
                 None => f.write_str(" (an undefined tpack.sig. key)"),
             },
-            Error::SignatureLength { entry, expected } => write!(f, " (entry {entry}: expected {expected} bytes)"),
+            Error::SignatureLength { entry, expected } => {
+                write!(f, " (entry {entry}: expected {expected} bytes)")
+            }
             Error::AlgorithmMismatch { algorithm } => write!(f, " (algorithm {algorithm})"),
             Error::Rollback { counter } => write!(f, " (counter {counter})"),
             Error::ReservedNonZero { offset }

@@ -152,7 +152,12 @@ fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
 fn signature_verdicts_hold() {
     for case in cases::valid_cases() {
         for check in &case.checks {
-            assert_eq!(cases::signature::verdict(&case.bytes, check), check.verdict, "{}: {check:?}", case.name);
+            assert_eq!(
+                cases::signature::verdict(&case.bytes, check),
+                check.verdict,
+                "{}: {check:?}",
+                case.name
+            );
         }
     }
 }

@@ -53,7 +53,13 @@ impl<'a> SignedAttributes<'a> {
             Some(MetaValue::Bytes(k)) => Some(k),
             _ => None,
         };
-        Some(SignedAttributes { algorithm_code, key_id: key_id.try_into().ok()?, counter, subject, public_key })
+        Some(SignedAttributes {
+            algorithm_code,
+            key_id: key_id.try_into().ok()?,
+            counter,
+            subject,
+            public_key,
+        })
     }
 }
 

@@ -23,7 +23,12 @@ impl<'k> TrustedKey<'k> {
     /// The trusted key `public_key` (raw: 32 bytes for Ed25519, 65 for P-256), its id computed with `crypto`.
     #[must_use]
     pub fn new<C: Crypto>(crypto: &C, algorithm: Algorithm, public_key: &'k [u8]) -> Self {
-        TrustedKey { key_id: key_id(crypto, algorithm, public_key), algorithm, public_key: Some(public_key), subject: None }
+        TrustedKey {
+            key_id: key_id(crypto, algorithm, public_key),
+            algorithm,
+            public_key: Some(public_key),
+            subject: None,
+        }
     }
 
     /// The same key, required to sign only containers that declare `subject`.

@@ -60,8 +60,8 @@ impl Crypto for SoftwareCrypto {
 mod ed25519 {
     /// The order of the Ed25519 base point, L = 2^252 + 27742317777372353535851937790883648493, little-endian.
     const ORDER: [u8; 32] = [
-        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
     ];
 
     /// RFC 8032 §5.1.7 verification of `signature` (`R ‖ S`) over `message`.
@@ -89,7 +89,8 @@ mod p256_ecdsa {
     /// ECDSA with SHA-256 of `message`; `signature` is `r ‖ s`, each 32 bytes big-endian and in `[1, n − 1]`
     /// (`Signature::from_slice` refuses anything else). High `s` is accepted, as the spec says.
     pub(super) fn verify(public_key: &[u8], message: &[u8], signature: &[u8]) -> bool {
-        let (Ok(key), Ok(signature)) = (VerifyingKey::from_sec1_bytes(public_key), Signature::from_slice(signature))
+        let (Ok(key), Ok(signature)) =
+            (VerifyingKey::from_sec1_bytes(public_key), Signature::from_slice(signature))
         else {
             return false;
         };

@@ -35,7 +35,11 @@ impl<'a> Container<'a> {
     /// # Errors
     /// The first of [`Error::SignatureRequired`], [`Error::UnknownKey`], [`Error::AlgorithmMismatch`],
     /// [`Error::SubjectMismatch`], [`Error::Rollback`] and [`Error::BadSignature`] that applies.
-    pub fn authenticate<C: Crypto>(&self, policy: &Policy<'a>, crypto: &C) -> Result<Authenticated<'a>, Error> {
+    pub fn authenticate<C: Crypto>(
+        &self,
+        policy: &Policy<'a>,
+        crypto: &C,
+    ) -> Result<Authenticated<'a>, Error> {
         let Some(signer) = self.signed_attributes() else {
             if policy.require_signature {
                 return Err(Error::SignatureRequired);

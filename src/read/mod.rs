@@ -15,7 +15,9 @@ mod payloads;
 mod signature;
 mod verify;
 
-pub(crate) use signature::{KEY_ALGORITHM, KEY_COUNTER, KEY_KEY_ID, KEY_PUBLIC_KEY, KEY_SUBJECT, MAX_SUBJECT_LEN};
+#[cfg(feature = "sign")]
+pub(crate) use signature::MAX_SUBJECT_LEN;
+pub(crate) use signature::{KEY_ALGORITHM, KEY_COUNTER, KEY_KEY_ID, KEY_PUBLIC_KEY, KEY_SUBJECT};
 
 use core::fmt;
 
@@ -25,9 +27,9 @@ use zerocopy::FromBytes;
 use crate::error::Error;
 use crate::format::{Descriptor, Dtype, Header, Packing};
 
-pub(crate) use payloads::check_padding;
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use metadata::{MetaIter, Metadata};
+pub(crate) use payloads::check_padding;
 pub use verify::{EntryVerification, Verification};
 
 /// A validated container borrowed from its bytes.

@@ -6,8 +6,8 @@ use super::Container;
 use crate::auth::Algorithm;
 use crate::error::{Error, SignedAttribute};
 use crate::format::{
-    is_newer_minor, Dtype, COMPAT_SIGNED, DIGEST_LEN, FLAG_HAS_TARGET, SIGNATURE_ALIGNMENT, SIGNATURE_ENTRY_NAME,
-    SIGNATURE_KEY_PREFIX,
+    is_newer_minor, Dtype, COMPAT_SIGNED, DIGEST_LEN, FLAG_HAS_TARGET, SIGNATURE_ALIGNMENT,
+    SIGNATURE_ENTRY_NAME, SIGNATURE_KEY_PREFIX,
 };
 use crate::layout::len_u64;
 use crate::meta_value::MetaValue;

@@ -101,19 +101,22 @@ impl SigningKey {
     pub fn from_secret_bytes(algorithm: Algorithm, secret: &[u8; 32]) -> Result<Self, KeyError> {
         let secret = match algorithm {
             Algorithm::Ed25519 => Secret::Ed25519(ed25519_dalek::SigningKey::from_bytes(secret)),
-            Algorithm::EcdsaP256 => Secret::P256(
-                p256::ecdsa::SigningKey::from_slice(secret).map_err(|_| KeyError::Unsupported)?,
-            ),
+            Algorithm::EcdsaP256 => {
+                Secret::P256(p256::ecdsa::SigningKey::from_slice(secret).map_err(|_| KeyError::Unsupported)?)
+            }
         };
         Ok(Self::from_secret(secret))
     }
 
     fn from_secret(secret: Secret) -> Self {
         let public = match &secret {
-            Secret::Ed25519(key) => PublicKey::new(Algorithm::Ed25519, key.verifying_key().to_bytes().to_vec()),
-            Secret::P256(key) => {
-                PublicKey::new(Algorithm::EcdsaP256, key.verifying_key().to_sec1_point(false).as_bytes().to_vec())
+            Secret::Ed25519(key) => {
+                PublicKey::new(Algorithm::Ed25519, key.verifying_key().to_bytes().to_vec())
             }
+            Secret::P256(key) => PublicKey::new(
+                Algorithm::EcdsaP256,
+                key.verifying_key().to_sec1_point(false).as_bytes().to_vec(),
+            ),
         };
         SigningKey { secret, public }
     }
@@ -199,12 +202,18 @@ impl PublicKey {
     /// [`KeyError::Unsupported`] if the bytes are not a valid key of `algorithm`.
     pub fn from_raw(algorithm: Algorithm, raw: &[u8]) -> Result<Self, KeyError> {
         let valid = match algorithm {
-            Algorithm::Ed25519 => {
-                <[u8; 32]>::try_from(raw).ok().is_some_and(|b| ed25519_dalek::VerifyingKey::from_bytes(&b).is_ok())
+            Algorithm::Ed25519 => <[u8; 32]>::try_from(raw)
+                .ok()
+                .is_some_and(|b| ed25519_dalek::VerifyingKey::from_bytes(&b).is_ok()),
+            Algorithm::EcdsaP256 => {
+                raw.len() == 65 && p256::ecdsa::VerifyingKey::from_sec1_bytes(raw).is_ok()
             }
-            Algorithm::EcdsaP256 => raw.len() == 65 && p256::ecdsa::VerifyingKey::from_sec1_bytes(raw).is_ok(),
         };
-        if valid { Ok(Self::new(algorithm, raw.to_vec())) } else { Err(KeyError::Unsupported) }
+        if valid {
+            Ok(Self::new(algorithm, raw.to_vec()))
+        } else {
+            Err(KeyError::Unsupported)
+        }
     }
 
     /// The key as SubjectPublicKeyInfo PEM text.

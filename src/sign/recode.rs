@@ -70,7 +70,8 @@ fn recode(input: &[u8], signing: Option<(&SigningKey, &SignOptions)>) -> Result<
     writer.set_compat_flags(container.compat_flags() & !COMPAT_SIGNED);
     for entry in kept() {
         let shape = entry.shape();
-        let mut decl = EntryDecl::new(entry.name(), entry.dtype(), shape.dims()).with_alignment(entry.alignment());
+        let mut decl =
+            EntryDecl::new(entry.name(), entry.dtype(), shape.dims()).with_alignment(entry.alignment());
         if let Some(target) = entry.target() {
             decl = decl.with_target(target);
         }

@@ -50,7 +50,6 @@ impl Signing {
     }
 }
 
-
 /// Calls `declare` with each signed attribute for `options` and `key`, as metadata, in key order.
 pub(crate) fn declare_attributes<E>(
     key: &SigningKey,

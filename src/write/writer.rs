@@ -403,7 +403,8 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             hasher.update(b);
             Ok(())
         });
-        let payload = self.signing.as_ref().map(|s| s.signature_payload(&hasher.finish())).unwrap_or_default();
+        let payload =
+            self.signing.as_ref().map(|s| s.signature_payload(&hasher.finish())).unwrap_or_default();
         self.sink.write_all(&payload).map_err(WriteError::Io)?;
         self.crc.update(&payload);
         self.written = len_u64(payload.len());

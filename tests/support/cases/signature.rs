@@ -38,7 +38,8 @@ fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// Test key `n` (Ed25519): its seed is SHA-256 of "tpack test key n". Published test keys, never for real use.
 pub fn test_key(n: u32) -> SigningKey {
-    SigningKey::from_secret_bytes(Algorithm::Ed25519, &sha256(format!("tpack test key {n}").as_bytes())).unwrap()
+    SigningKey::from_secret_bytes(Algorithm::Ed25519, &sha256(format!("tpack test key {n}").as_bytes()))
+        .unwrap()
 }
 
 /// The P-256 test key: its scalar is SHA-256 of "tpack test p256 key 1".
@@ -120,7 +121,10 @@ fn raw_signed(edit: impl FnOnce(&mut Raw)) -> Vec<u8> {
     raw.meta.push(RawMeta::inline("tpack.sig.alg", MetaType::U64, 1));
     raw.meta.push(RawMeta::pooled("tpack.sig.key", MetaType::BYTES, key.public().key_id().to_vec()));
     raw.meta.push(RawMeta::inline("tpack.sig.counter", MetaType::U64, 7));
-    raw.entries.push(RawEntry::new("tpack.signature", Dtype::SIGNATURE, &[32 * n as u64 + 64], vec![0; 32 * n + 64]).align(8));
+    raw.entries.push(
+        RawEntry::new("tpack.signature", Dtype::SIGNATURE, &[32 * n as u64 + 64], vec![0; 32 * n + 64])
+            .align(8),
+    );
     raw = raw.canonical();
     raw.compat = 1;
     edit(&mut raw);
@@ -147,7 +151,12 @@ pub fn valid_cases() -> Vec<Case> {
     let inner = sign(&nested_inner.encode(), &key2, &options(3, Some("vendor.npu")));
     let nest = |inner: &[u8]| {
         let mut outer = base();
-        outer.entries.push(RawEntry::new("npu.blob", Dtype::CONTAINER, &[inner.len() as u64], inner.to_vec()));
+        outer.entries.push(RawEntry::new(
+            "npu.blob",
+            Dtype::CONTAINER,
+            &[inner.len() as u64],
+            inner.to_vec(),
+        ));
         outer.canonical().encode()
     };
 
@@ -291,77 +300,182 @@ pub fn valid_cases() -> Vec<Case> {
 pub fn invalid_cases() -> Vec<Case> {
     let n = base().entries.len() as u64;
     vec![
-        invalid(Rule::SignedFlag, "flag-without-entry", "the SIGNED flag and signed attributes, but no signature entry", raw_signed(|r| {
-            r.entries.pop();
-        })),
-        invalid(Rule::SignedFlag, "entry-without-flag", "a signature entry and signed attributes, but no SIGNED flag", raw_signed(|r| r.compat = 0)),
-        invalid(Rule::SignedFlag, "attribute-without-flag", "an unsigned minor-2 file with a `tpack.sig.counter` key", {
-            let mut raw = base();
-            raw.minor = 2;
-            raw.extension = geometry(&block_records(&raw.entries));
-            raw.meta.push(RawMeta::inline("tpack.sig.counter", MetaType::U64, 1));
-            raw.encode()
-        }),
-        invalid(Rule::SignatureEntry, "not-last", "the signature entry first in the table", raw_signed(|r| r.entries.rotate_right(1))),
-        invalid(Rule::SignatureEntry, "two", "two signature entries", raw_signed(|r| {
-            let mut second = signature_entry(r).clone();
-            second.name = b"tpack.signature2".to_vec();
-            let last = r.entries.len() - 1;
-            r.entries.insert(last, second);
-        })),
-        invalid(Rule::SignatureEntry, "align-64", "the signature entry aligned to 64", raw_signed(|r| signature_entry(r).alignment = 64)),
-        invalid(Rule::SignatureEntry, "name", "the signature entry named `signature`", raw_signed(|r| signature_entry(r).name = b"zz.signature".to_vec())),
-        invalid(Rule::SignatureEntry, "target", "the signature entry with a load address", raw_signed(|r| {
-            let e = signature_entry(r);
-            e.flags = 1;
-            e.target = 0x1000;
-        })),
-        invalid(Rule::SignatureEntry, "name-taken", "an unsigned minor-2 file with a RAW entry named `tpack.signature`", {
-            let mut raw = base();
-            raw.entries.push(RawEntry::new("tpack.signature", Dtype::RAW, &[4], pattern(4, 1)));
-            raw.minor = 2;
-            raw.extension = geometry(&block_records(&raw.entries));
-            raw.encode()
-        }),
-        invalid(Rule::SignatureMeta, "no-algorithm", "no `tpack.sig.alg`", raw_signed(|r| r.meta.retain(|m| m.key != b"tpack.sig.alg"))),
-        invalid(Rule::SignatureMeta, "algorithm-3", "`tpack.sig.alg` 3, not defined in 1.2", raw_signed(|r| {
-            r.meta.iter_mut().find(|m| m.key == b"tpack.sig.alg").unwrap().value = 3;
-        })),
-        invalid(Rule::SignatureMeta, "algorithm-string", "`tpack.sig.alg` a string", raw_signed(|r| {
-            r.meta.retain(|m| m.key != b"tpack.sig.alg");
-            r.meta.push(RawMeta::pooled("tpack.sig.alg", MetaType::STRING, b"ed25519".to_vec()));
-        })),
-        invalid(Rule::SignatureMeta, "key-31-bytes", "`tpack.sig.key` of 31 bytes", raw_signed(|r| {
-            r.meta.iter_mut().find(|m| m.key == b"tpack.sig.key").unwrap().bytes.pop();
-        })),
-        invalid(Rule::SignatureMeta, "no-counter", "no `tpack.sig.counter`", raw_signed(|r| r.meta.retain(|m| m.key != b"tpack.sig.counter"))),
-        invalid(Rule::SignatureMeta, "subject-empty", "an empty `tpack.sig.subject`", raw_signed(|r| {
-            r.meta.push(RawMeta::pooled("tpack.sig.subject", MetaType::STRING, Vec::new()));
-        })),
-        invalid(Rule::SignatureMeta, "subject-256", "a `tpack.sig.subject` of 256 bytes", raw_signed(|r| {
-            r.meta.push(RawMeta::pooled("tpack.sig.subject", MetaType::STRING, vec![b'a'; 256]));
-        })),
-        invalid(Rule::SignatureMeta, "pubkey-33", "an Ed25519 `tpack.sig.pubkey` of 33 bytes", raw_signed(|r| {
-            r.meta.push(RawMeta::pooled("tpack.sig.pubkey", MetaType::BYTES, vec![9; 33]));
-        })),
-        invalid(Rule::SignatureMeta, "unknown-attribute", "a `tpack.sig.extra` key, not defined in 1.2", raw_signed(|r| {
-            r.meta.push(RawMeta::inline("tpack.sig.extra", MetaType::U64, 1));
-        })),
-        invalid(Rule::SignatureLength, "63", "a 63-byte signature after the digests", raw_signed(|r| {
-            let e = signature_entry(r);
-            e.data.pop();
-            e.dims[0] -= 1;
-        })),
-        invalid(Rule::SignatureLength, "digests-missing", "a signature entry of 64 bytes: the digests are missing", raw_signed(|r| {
-            let e = signature_entry(r);
-            e.data.truncate(64);
-            e.dims[0] = 64;
-        })),
-        invalid(Rule::SignatureLength, "truncated", "a signature entry one digest short", raw_signed(|r| {
-            let e = signature_entry(r);
-            e.data.truncate(32 * (n as usize - 1) + 64);
-            e.dims[0] = 32 * (n - 1) + 64;
-        })),
+        invalid(
+            Rule::SignedFlag,
+            "flag-without-entry",
+            "the SIGNED flag and signed attributes, but no signature entry",
+            raw_signed(|r| {
+                r.entries.pop();
+            }),
+        ),
+        invalid(
+            Rule::SignedFlag,
+            "entry-without-flag",
+            "a signature entry and signed attributes, but no SIGNED flag",
+            raw_signed(|r| r.compat = 0),
+        ),
+        invalid(
+            Rule::SignedFlag,
+            "attribute-without-flag",
+            "an unsigned minor-2 file with a `tpack.sig.counter` key",
+            {
+                let mut raw = base();
+                raw.minor = 2;
+                raw.extension = geometry(&block_records(&raw.entries));
+                raw.meta.push(RawMeta::inline("tpack.sig.counter", MetaType::U64, 1));
+                raw.encode()
+            },
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "not-last",
+            "the signature entry first in the table",
+            raw_signed(|r| r.entries.rotate_right(1)),
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "two",
+            "two signature entries",
+            raw_signed(|r| {
+                let mut second = signature_entry(r).clone();
+                second.name = b"tpack.signature2".to_vec();
+                let last = r.entries.len() - 1;
+                r.entries.insert(last, second);
+            }),
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "align-64",
+            "the signature entry aligned to 64",
+            raw_signed(|r| signature_entry(r).alignment = 64),
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "name",
+            "the signature entry named `signature`",
+            raw_signed(|r| signature_entry(r).name = b"zz.signature".to_vec()),
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "target",
+            "the signature entry with a load address",
+            raw_signed(|r| {
+                let e = signature_entry(r);
+                e.flags = 1;
+                e.target = 0x1000;
+            }),
+        ),
+        invalid(
+            Rule::SignatureEntry,
+            "name-taken",
+            "an unsigned minor-2 file with a RAW entry named `tpack.signature`",
+            {
+                let mut raw = base();
+                raw.entries.push(RawEntry::new("tpack.signature", Dtype::RAW, &[4], pattern(4, 1)));
+                raw.minor = 2;
+                raw.extension = geometry(&block_records(&raw.entries));
+                raw.encode()
+            },
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "no-algorithm",
+            "no `tpack.sig.alg`",
+            raw_signed(|r| r.meta.retain(|m| m.key != b"tpack.sig.alg")),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "algorithm-3",
+            "`tpack.sig.alg` 3, not defined in 1.2",
+            raw_signed(|r| {
+                r.meta.iter_mut().find(|m| m.key == b"tpack.sig.alg").unwrap().value = 3;
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "algorithm-string",
+            "`tpack.sig.alg` a string",
+            raw_signed(|r| {
+                r.meta.retain(|m| m.key != b"tpack.sig.alg");
+                r.meta.push(RawMeta::pooled("tpack.sig.alg", MetaType::STRING, b"ed25519".to_vec()));
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "key-31-bytes",
+            "`tpack.sig.key` of 31 bytes",
+            raw_signed(|r| {
+                r.meta.iter_mut().find(|m| m.key == b"tpack.sig.key").unwrap().bytes.pop();
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "no-counter",
+            "no `tpack.sig.counter`",
+            raw_signed(|r| r.meta.retain(|m| m.key != b"tpack.sig.counter")),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "subject-empty",
+            "an empty `tpack.sig.subject`",
+            raw_signed(|r| {
+                r.meta.push(RawMeta::pooled("tpack.sig.subject", MetaType::STRING, Vec::new()));
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "subject-256",
+            "a `tpack.sig.subject` of 256 bytes",
+            raw_signed(|r| {
+                r.meta.push(RawMeta::pooled("tpack.sig.subject", MetaType::STRING, vec![b'a'; 256]));
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "pubkey-33",
+            "an Ed25519 `tpack.sig.pubkey` of 33 bytes",
+            raw_signed(|r| {
+                r.meta.push(RawMeta::pooled("tpack.sig.pubkey", MetaType::BYTES, vec![9; 33]));
+            }),
+        ),
+        invalid(
+            Rule::SignatureMeta,
+            "unknown-attribute",
+            "a `tpack.sig.extra` key, not defined in 1.2",
+            raw_signed(|r| {
+                r.meta.push(RawMeta::inline("tpack.sig.extra", MetaType::U64, 1));
+            }),
+        ),
+        invalid(
+            Rule::SignatureLength,
+            "63",
+            "a 63-byte signature after the digests",
+            raw_signed(|r| {
+                let e = signature_entry(r);
+                e.data.pop();
+                e.dims[0] -= 1;
+            }),
+        ),
+        invalid(
+            Rule::SignatureLength,
+            "digests-missing",
+            "a signature entry of 64 bytes: the digests are missing",
+            raw_signed(|r| {
+                let e = signature_entry(r);
+                e.data.truncate(64);
+                e.dims[0] = 64;
+            }),
+        ),
+        invalid(
+            Rule::SignatureLength,
+            "truncated",
+            "a signature entry one digest short",
+            raw_signed(|r| {
+                let e = signature_entry(r);
+                e.data.truncate(32 * (n as usize - 1) + 64);
+                e.dims[0] = 32 * (n - 1) + 64;
+            }),
+        ),
     ]
 }
 
@@ -380,9 +494,19 @@ pub fn verdict(bytes: &[u8], check: &Check) -> Option<Rule> {
     let keys: Vec<TrustedKey<'_>> = check
         .keys
         .iter()
-        .map(|k| TrustedKey { key_id: k.key_id, algorithm: k.algorithm, public_key: k.public_key.as_deref(), subject: k.subject })
+        .map(|k| TrustedKey {
+            key_id: k.key_id,
+            algorithm: k.algorithm,
+            public_key: k.public_key.as_deref(),
+            subject: k.subject,
+        })
         .collect();
-    let policy = Policy { keys: &keys, require_signature: check.require, min_counter: check.min_counter, subject: check.subject };
+    let policy = Policy {
+        keys: &keys,
+        require_signature: check.require,
+        min_counter: check.min_counter,
+        subject: check.subject,
+    };
     let result = Container::parse(bytes)
         .and_then(|c| c.authenticate(&policy, &SoftwareCrypto))
         .and_then(|a| a.verify(&SoftwareCrypto));
