@@ -1,5 +1,6 @@
 //! Authenticating a container (R58–R63) and then its entries (R64), at once or one by one as they are used.
 
+use crate::checksum::Crc32;
 use crate::error::Error;
 use crate::format::DIGEST_LEN;
 use crate::read::check_padding;
@@ -106,6 +107,9 @@ impl<'a> Authenticated<'a> {
     /// its CRC (R50), and a nested container's payloads verify (its own signature, if any, is not checked: that
     /// takes its own policy, [`Container::authenticate`] on [`crate::Entry::nested`]).
     ///
+    /// A signed entry's payload is read once: its SHA-256 and its CRC are computed together, piece by piece
+    /// (16 KiB at a time), and compared in the spec's order, R64 first.
+    ///
     /// # Errors
     /// The first of [`Error::PaddingNonZero`], [`Error::EntryDigest`] and [`Error::EntryChecksum`] (or a nested
     /// container's own error) in that order.
@@ -114,10 +118,17 @@ impl<'a> Authenticated<'a> {
         let mut cursor = payloads.offset.get();
         for entry in self.container.entries() {
             check_padding(self.container.as_bytes(), cursor, entry.offset())?;
-            if self.signer.is_some() && self.digest(entry.position()).is_some() {
-                self.verify_entry(entry.position(), crypto)?;
+            match self.digest(entry.position()) {
+                Some(digest) => {
+                    let (computed_digest, computed_crc) = digest_and_crc(entry.payload(), crypto);
+                    if &computed_digest != digest {
+                        let entry = u32::try_from(entry.position()).unwrap_or(u32::MAX);
+                        return Err(Error::EntryDigest { entry });
+                    }
+                    entry.check_checksum(computed_crc)?;
+                }
+                None => entry.verify()?,
             }
-            entry.verify()?;
             if let Some(nested) = entry.nested() {
                 nested.verify()?;
             }
@@ -125,4 +136,20 @@ impl<'a> Authenticated<'a> {
         }
         Ok(())
     }
+}
+
+/// How many bytes of a payload [`Authenticated::verify`] hashes and then checksums at a time: few enough that
+/// the CRC reads them from the L1 cache the hash has just filled, so the payload crosses the memory bus once
+/// (a whole-payload pass each made verifying a 1 GiB entry a quarter slower than hashing it alone).
+const PIECE: usize = 16 * 1024;
+
+/// The SHA-256 and the CRC-32 of `payload`, in one pass.
+fn digest_and_crc<C: Crypto>(payload: &[u8], crypto: &C) -> ([u8; DIGEST_LEN], u32) {
+    let mut hasher = crypto.hasher();
+    let mut crc = Crc32::new();
+    for piece in payload.chunks(PIECE) {
+        hasher.update(piece);
+        crc.update(piece);
+    }
+    (hasher.finish(), crc.finish())
 }

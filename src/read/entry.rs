@@ -163,7 +163,7 @@ impl<'a> Entry<'a> {
     }
 
     /// R50 for a payload whose checksum is `computed`.
-    pub(super) fn check_checksum(&self, computed: u32) -> Result<(), Error> {
+    pub(crate) fn check_checksum(&self, computed: u32) -> Result<(), Error> {
         let stored = self.checksum();
         if stored == computed {
             Ok(())
