@@ -189,6 +189,16 @@ fn measure(group: &str, bytes: usize, rounds: usize, jobs: &[Job<'_>]) -> Vec<f6
     ratios
 }
 
+/// Prints and reports the one-minute load average (Linux), which tells how many other processes wanted the
+/// cores: what a speed-up on every core can reach.
+fn report_load_average(when: &str) {
+    let load = std::fs::read_to_string("/proc/loadavg").ok();
+    if let Some(load) = load.as_deref().and_then(|l| l.split_whitespace().next()?.parse::<f64>().ok()) {
+        println!("load average {when}: {load:.2}");
+        result(&format!("load average {when}"), load, "processes");
+    }
+}
+
 /// `openssl speed -evp sha256` with 16 KiB blocks, in bytes per second, if openssl runs here.
 fn openssl_sha256() -> Option<f64> {
     let out = Command::new("openssl")
@@ -206,6 +216,7 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let sha_ni = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains(" sha_ni"));
     println!("verify_signed: {threads} threads; SHA-NI in /proc/cpuinfo: {sha_ni}");
+    report_load_average("before");
     result("sha_ni", f64::from(u8::from(sha_ni)), "bool");
     result("threads", threads as f64, "count");
     result("bytes", total as f64, "B");
@@ -267,6 +278,7 @@ fn main() {
         println!("openssl speed -evp sha256 (16 KiB blocks): {:.2} GB/s", speed / 1e9);
         result("openssl sha256", speed, "B/s");
     }
+    report_load_average("after");
     println!("verify_signed: {:.0} s", started.elapsed().as_secs_f64());
     if !failures.is_empty() {
         for f in &failures {
