@@ -28,7 +28,24 @@ pub struct Signer {
     pub counter: u64,
 }
 
+/// The proof that [`SignedDecoder::finish`] accepted a stream: what [`super::Placer::commit`] asks for, so that
+/// staged bytes cannot be committed before the verdict (it has no public constructor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Authentic {
+    signer: Option<Signer>,
+}
+
+impl Authentic {
+    /// Who signed the stream, or `None` for an unsigned stream the policy allowed.
+    #[must_use]
+    pub fn signer(&self) -> Option<Signer> {
+        self.signer
+    }
+}
+
 /// What the prefix decided.
+// The hashing state is the large variant, and it is kept inline on purpose: no allocator on a microcontroller.
+#[allow(clippy::large_enum_variant)]
 enum Stage<H> {
     /// The prefix has not come yet.
     Waiting,
@@ -134,15 +151,16 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
     }
 
     /// Ends the stream and gives the authenticated verdict, in the spec's order: the structural rules, then
-    /// R58–R63, then entry by entry R37, R64 and R50. `Ok(Some(signer))` for a stream whose signature and
-    /// digests verified; `Ok(None)` for an unsigned stream the policy allows.
+    /// R58–R63, then entry by entry R37, R64 and R50. The [`Authentic`] names the signer of a stream whose
+    /// signature and digests verified, and none for an unsigned stream the policy allows.
     ///
     /// # Errors
     /// The first broken rule, as [`DecodeError::Invalid`]; [`DecodeError::BufferTooSmall`] when `digests`
     /// cannot hold the entries' digests.
-    pub fn finish(&mut self) -> Result<Option<Signer>, DecodeError> {
-        let (structural, integrity) = self.decoder.finish_parts()?;
-        structural?;
+    pub fn finish(&mut self) -> Result<Authentic, DecodeError> {
+        let verdict = self.decoder.finish_parts()?;
+        verdict.structural?;
+        let integrity = verdict.integrity;
         let signer = match &self.stage {
             Stage::Waiting => return Err(DecodeError::Invalid(Error::Truncated { declared: 0 })),
             Stage::Refused(e) => return Err(*e),
@@ -151,19 +169,24 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
                 if signed.verified != Some(true) {
                     return Err(Error::BadSignature.into());
                 }
-                Some((Signer { algorithm: signed.algorithm, key_id: signed.key_id, counter: signed.counter }, signed.mismatch))
+                Some((
+                    Signer { algorithm: signed.algorithm, key_id: signed.key_id, counter: signed.counter },
+                    signed.mismatch,
+                ))
             }
         };
         let Some((signer, mismatch)) = signer else {
             integrity?;
-            return Ok(None);
+            return Ok(Authentic { signer: None });
         };
         // R37, R64 and R50 go entry by entry, in that order for each entry.
         match (integrity, mismatch) {
-            (Err(e), Some(entry)) if self.integrity_place(&e).is_some_and(|at| at < (entry, 1)) => Err(e.into()),
+            (Err(e), Some(entry)) if self.integrity_place(&e).is_some_and(|at| at < (entry, 1)) => {
+                Err(e.into())
+            }
             (_, Some(entry)) => Err(Error::EntryDigest { entry }.into()),
             (Err(e), None) => Err(e.into()),
-            (Ok(()), None) => Ok(Some(signer)),
+            (Ok(()), None) => Ok(Authentic { signer: Some(signer) }),
         }
     }
 
@@ -238,7 +261,9 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
         }
         // The signature entry: its digests, then the signature.
         let digests_len = len_u64(DIGEST_LEN).saturating_mul(u64::from(signed.entries));
-        let (digests, signature) = bytes.split_at(usize::try_from(digests_len.saturating_sub(offset)).unwrap_or(usize::MAX).min(bytes.len()));
+        let (digests, signature) = bytes.split_at(
+            usize::try_from(digests_len.saturating_sub(offset)).unwrap_or(usize::MAX).min(bytes.len()),
+        );
         if !digests.is_empty() {
             signed.digests.get_or_insert_with(|| self.crypto.hasher()).update(digests);
             // Compare with the computed digests, byte by byte from `offset`, and note the first entry that differs.
@@ -252,7 +277,9 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
         }
         let room = MAX_SIGNATURE.saturating_sub(signed.signature_len);
         let (kept, excess) = signature.split_at(room.min(signature.len()));
-        if let Some(dest) = signed.signature.get_mut(signed.signature_len..signed.signature_len.saturating_add(kept.len())) {
+        if let Some(dest) =
+            signed.signature.get_mut(signed.signature_len..signed.signature_len.saturating_add(kept.len()))
+        {
             dest.copy_from_slice(kept);
             signed.signature_len = signed.signature_len.saturating_add(kept.len());
         }
@@ -276,7 +303,8 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
         let message = message_from_digests(&signed.prefix_digest, &digests);
         let key = signed.public_key.get(..signed.public_key_len).unwrap_or(&[]);
         let signature = signed.signature.get(..signed.signature_len).unwrap_or(&[]);
-        let valid = signed.verified != Some(false) && self.crypto.verify(signed.algorithm, key, &message, signature);
+        let valid =
+            signed.verified != Some(false) && self.crypto.verify(signed.algorithm, key, &message, signature);
         signed.verified = Some(valid);
     }
 }

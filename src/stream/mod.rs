@@ -43,9 +43,9 @@ mod prefix;
 
 use core::fmt;
 
+pub use authenticate::{Authentic, SignedDecoder, Signer};
 use level::{Level, Phase};
-pub use place::{Layout, PlaceError, Placer, Region};
-pub use authenticate::{Signer, SignedDecoder};
+pub use place::{Layout, PlaceError, Placer, ReadRegion, Region};
 pub use prefix::{Prefix, PrefixEntry};
 
 /// Whether `rule` is one of the payload-integrity group (spec §12), which comes after the signature rules.
@@ -334,12 +334,13 @@ impl<'b> Decoder<'b> {
 
     /// [`Decoder::finish`], with the structural verdict and the payload-integrity verdict apart (for
     /// [`SignedDecoder`], whose signature rules come between them in the spec's order).
-    fn finish_parts(&mut self) -> Result<(Result<(), Error>, Result<(), Error>), DecodeError> {
-        match self.finish() {
-            Ok(()) => Ok((Ok(()), Ok(()))),
-            Err(DecodeError::Invalid(e)) if is_integrity(e.rule()) => Ok((Ok(()), Err(e))),
-            Err(DecodeError::Invalid(e)) => Ok((Err(e), Ok(()))),
-            Err(e) => Err(e),
-        }
+    fn finish_parts(&mut self) -> Result<level::Verdict, DecodeError> {
+        let (structural, integrity) = match self.finish() {
+            Ok(()) => (Ok(()), Ok(())),
+            Err(DecodeError::Invalid(e)) if is_integrity(e.rule()) => (Ok(()), Err(e)),
+            Err(DecodeError::Invalid(e)) => (Err(e), Ok(())),
+            Err(e) => return Err(e),
+        };
+        Ok(level::Verdict { structural, integrity })
     }
 }
