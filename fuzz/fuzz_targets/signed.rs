@@ -11,9 +11,12 @@
 //! - every entry but the signature entry hashes (with `sha2`) to its digest: after `verify` and after each
 //!   `verify_entry` that succeeds.
 //!
-//! Each input runs under two policies: a signature required (no counter floor, no subject), and not required
-//! with a counter floor of 7 and the subject `tpack.test` (so unsigned inputs reach the payload checks too).
-//! Seed it with the signed vectors (`.ci/run` copies `spec/vectors/valid/signed-*.tpack`).
+//! Each input runs as it is and again with every checksum recomputed (the header's, each entry's and the
+//! trailer's), as an attacker would after editing: without that, almost no edit of the prefix gets past the
+//! header checksum to the signature. Each runs under two policies: a signature required (no counter floor, no
+//! subject), and not required with a counter floor of 7 and the subject `tpack.test` (so unsigned inputs reach
+//! the payload checks too). Seed it with the signed vectors (`.ci/run` copies
+//! `spec/vectors/valid/signed-*.tpack`).
 #![no_main]
 
 use std::collections::HashSet;
@@ -23,6 +26,9 @@ use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 use libfuzzer_sys::fuzz_target;
 use sha2::{Digest, Sha256};
 use tpack::auth::{Algorithm, Authenticated, Policy, SoftwareCrypto, TrustedKey};
+use tpack::checksum::{crc32, header_crc};
+use tpack::format::{Descriptor, Header, DESCRIPTOR_LEN, HEADER_CRC_OFFSET};
+use tpack::zerocopy::FromBytes;
 use tpack::Container;
 
 const DIGEST_LEN: usize = 32;
@@ -113,7 +119,53 @@ fn assert_digest(container: &Container<'_>, index: usize) {
     assert_eq!(Sha256::digest(payload).as_slice(), expected, "entry {index} accepted with another digest");
 }
 
+/// `data` with its checksums recomputed, as `tests/support/raw.rs`'s `fix` does: each entry's payload CRC and
+/// the trailer's own CRC (when the trailer has the length the entry count gives), then the header CRC. `None`
+/// when the header does not even locate the sections.
+fn with_checksums_recomputed(data: &[u8]) -> Option<Vec<u8>> {
+    let (header, _) = Header::read_from_prefix(data).ok()?;
+    let entries = usize::try_from(header.entry_count.get()).ok()?;
+    let [table, _, _, metadata, _, trailer_section] = header.sections;
+    let position = |offset: tpack::zerocopy::little_endian::U64| usize::try_from(offset.get()).ok();
+    let (table, trailer) = (position(table.offset)?, position(trailer_section.offset)?);
+    let mut bytes = data.to_vec();
+    let slots = entries.checked_mul(4)?;
+    if position(trailer_section.length)? == slots.checked_add(4)?
+        && trailer.checked_add(slots + 4)? <= bytes.len()
+    {
+        for i in 0..entries {
+            let at = table.checked_add(i.checked_mul(DESCRIPTOR_LEN as usize)?)?;
+            let Some((descriptor, _)) = bytes.get(at..).and_then(|b| Descriptor::read_from_prefix(b).ok())
+            else {
+                continue;
+            };
+            let start = position(descriptor.offset)?;
+            let Some(payload) =
+                start.checked_add(position(descriptor.length)?).and_then(|end| bytes.get(start..end))
+            else {
+                continue;
+            };
+            let crc = crc32(payload);
+            bytes[trailer + 4 * i..trailer + 4 * i + 4].copy_from_slice(&crc.to_le_bytes());
+        }
+        let crc = crc32(&bytes[trailer..trailer + slots]);
+        bytes[trailer + slots..trailer + slots + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    let end = position(metadata.offset)?.checked_add(position(metadata.length)?)?;
+    let crc = header_crc(bytes.get(..end)?);
+    bytes.get_mut(HEADER_CRC_OFFSET..HEADER_CRC_OFFSET + 4)?.copy_from_slice(&crc.to_le_bytes());
+    Some(bytes)
+}
+
 fuzz_target!(|data: &[u8]| {
+    check(data);
+    if let Some(fixed) = with_checksums_recomputed(data).filter(|fixed| fixed != data) {
+        check(&fixed);
+    }
+});
+
+/// Parses `data` and, if it parses, checks what each policy accepts.
+fn check(data: &[u8]) {
     let Ok(container) = Container::parse(data) else { return };
     let trust = trust();
     let keys: Vec<TrustedKey<'_>> =
@@ -147,4 +199,4 @@ fuzz_target!(|data: &[u8]| {
             (0..entries - 1).for_each(|index| assert_digest(&container, index));
         }
     }
-});
+}
