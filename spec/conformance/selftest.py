@@ -43,7 +43,7 @@ DT = {n: c for c, (n, _, _) in tpack_reader.DTYPES.items()}
 MT = {n: c for c, n in tpack_reader.META_TYPES.items()}
 SCALAR_MT = (1, 2, 3, 4)
 BLOCK_DT = sorted(c for c, (_, _, blk) in tpack_reader.DTYPES.items() if blk)
-NEW_DT = [c for c in sorted(tpack_reader.DTYPES) if c >= 20]          # the 1.1 dtypes
+NEW_DT = [c for c in sorted(tpack_reader.DTYPES) if 20 <= c < 55]    # the 1.1 dtypes
 # pool scalars of 1.1: type -> (width, struct code); fixed-width arrays: type -> (element width, code)
 POOL_SCALAR = {11: (1, "B"), 12: (1, "b"), 13: (2, "H"), 14: (2, "h"), 15: (4, "I"), 16: (4, "i"), 17: (4, "f")}
 FIXED_ARRAY = {18: (1, "B"), 19: (1, "b"), 20: (2, "H"), 21: (2, "h"), 22: (4, "I"), 23: (4, "i"), 24: (4, "f")}
@@ -383,13 +383,13 @@ def cases():
     nested = write([E("a"), E("c", "CONTAINER", (len(inner),), inner, alignment=64)])
     yield "valid/nested", nested, "valid"
     yield "valid/nested-depth-8", nest(8), "valid"
-    # a file of minor 2, newer than this 1.1 reader (section 10): an unknown dtype without a geometry
+    # a file of minor 3, newer than this 1.2 reader (section 10): an unknown dtype without a geometry
     # record, an unknown metadata type, and a header-extension item of an unknown tag (tag 7), skipped
     newer = write([E("a", 99, (3,), b"xyz"), E("b", 0, (2, 2), b"1234")],
-                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=2, header_len=176,
+                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=3, header_len=176,
                   extra_header=ext_item(7, b"ABCDEFGH"))
     yield "valid/newer-minor", newer, {
-        "version": [1, 2], "compat_flags": 0,
+        "version": [1, 3], "compat_flags": 0,
         "entries": [{"name": "a", "dtype": 99, "shape": [3], "offset": payload_offset(newer, 0),
                      "length": 3, "alignment": 64, "target": None, "checksum": zlib.crc32(b"xyz")},
                     {"name": "b", "dtype": 0, "shape": [2, 2], "offset": payload_offset(newer, 1),
@@ -489,18 +489,18 @@ def cases():
     yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
     # section 10: an unknown dtype of a newer minor still gets R23, R24, R29-R32 and R33-R37
-    yield "R23-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
+    yield "R23-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=3),
                                            [(("d", 0), "rank", 9)]), "R23"
-    yield "R24-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
+    yield "R24-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=3),
                                            [(("d", 0), "dim3", 1)]), "R24"
-    yield "R32-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2), "R32"
-    yield "R36-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", extra_pad=1)], minor=2), "R36"
-    yield "R27-not-for-unknown-dtype", write([E("a", 44, (), b"xyz")], minor=2), "valid"
+    yield "R32-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=3), "R32"
+    yield "R36-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", extra_pad=1)], minor=3), "R36"
+    yield "R27-not-for-unknown-dtype", write([E("a", 44, (), b"xyz")], minor=3), "valid"
     # sections 4.1, 10, 12 (R25): the element-count bound holds for an unknown dtype too;
     # only the byte-length part of R25 (and R26-R28) needs the element size
-    yield "R25-unknown-dtype-newer", write([E("a", 44, (2 ** 63, 4), b"xyz")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-partial", write([E("a", 44, (2 ** 40, 2 ** 40, 0), b"")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-fits", write([E("a", 44, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=2), "valid"
+    yield "R25-unknown-dtype-newer", write([E("a", 44, (2 ** 63, 4), b"xyz")], minor=3), "R25"
+    yield "R25-unknown-dtype-newer-partial", write([E("a", 44, (2 ** 40, 2 ** 40, 0), b"")], minor=3), "R25"
+    yield "R25-unknown-dtype-newer-fits", write([E("a", 44, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=3), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
@@ -577,24 +577,24 @@ def cases():
     # too few for an item length is R47, though the bad item comes first; vector
     # invalid/R47-string-array-framing-after-bad-utf8
     yield "order-R47-framing-before-R49-utf8", write([], [("a", 10, b"\x01\0\0\0\xff\0")]), "R47"
-    yield "R46-newer-ok", write([], [("a", 99, b"zz")], minor=2), "valid"
-    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=2), {
-        "version": [1, 2], "compat_flags": 0, "entries": [],
+    yield "R46-newer-ok", write([], [("a", 99, b"zz")], minor=3), "valid"
+    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=3), {
+        "version": [1, 3], "compat_flags": 0, "entries": [],
         "metadata": [{"key": "a", "type": 0, "value": "7a7a"}, {"key": "b", "type": 0, "value": ""}]}
     # sections 10, 12 (R47): an unknown type of a newer minor still needs a zero reserved
     # byte and a zero inline value, and its value at the running pool position
-    yield "R47-newer-unknown-reserved", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R47-newer-unknown-reserved", patch(write([], [("a", 99, b"zz")], minor=3),
                                               [(("m", 0), "reserved", 9)]), "R47"
-    yield "R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=3),
                                            [(("m", 0), "value", 5)]), "R47"
-    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 99, b"")], minor=2),
+    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 99, b"")], minor=3),
                                                  [(("m", 0), "value", 1)]), "R47"
-    yield "R41-newer-unknown-at-0", patch(write([], [("a", 99, b"")], minor=2),
+    yield "R41-newer-unknown-at-0", patch(write([], [("a", 99, b"")], minor=3),
                                           [(("m", 0), "value_offset", 0)]), "R41"
-    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 99, b"zz")], minor=3),
                                                [(("m", 0), "value_len", 3)]), "R40"
     yield "R46-before-R47-reserved", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
-    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=2),
+    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=3),
                                             [(("m", 0), "reserved", 9)]), "R47"
     # the order inside a metadata record is pinned by section 12: key R40, R41, R42, R43, R44/R45; R46; the
     # reserved byte (R47); the value's R40, R41; the rest of R47; R48, R49
@@ -611,7 +611,7 @@ def cases():
     yield "order-R40-value-before-R41", patch(two_keys, [(("m", 1), "value_offset", 900)]), "R40"
     yield "order-R41-value-before-R47", patch(two_keys, [(("m", 1), "value_offset", 0), (("m", 1), "value", 1)]), "R41"
     yield "order-R46-before-value-R40", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "value_len", 900)]), "R46"
-    yield "order-R40-before-R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "order-R40-before-R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=3),
                                                             [(("m", 0), "value_len", 900), (("m", 0), "value", 1)]), "R40"
     yield "R43-surrogate-key", write([], [(b"\xed\xb0\x80", "u64", 1)]), "R43"
     yield "R49-overlong-item", write([], [("a", "string[]", [b"ok", b"\xe0\x80\xaf"])]), "R49"
@@ -718,7 +718,7 @@ def cases():
     yield "order-R24-before-R25-count", patch(write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]),
                                               [(("d", 0), "dim4", 1)]), "R24"
     # an unknown dtype of a newer minor: R32 (entries group, declared length) before R33 (SPEC_NOTES N3)
-    yield "order-R32-before-R33-unknown-dtype", patch(write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2),
+    yield "order-R32-before-R33-unknown-dtype", patch(write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=3),
                                                       [(("d", 0), "offset", 2 ** 20)]), "R32"
     # payloads: entry by entry, R33 to R36 for each
     gap1 = write([E("a", alignment=8), E("b", alignment=8, extra_pad=1), E("c", alignment=8)])
@@ -825,19 +825,19 @@ def cases_1_1():
     # a minor-1 header extension in a nested container, inside a minor-0 container
     inner11 = write11([E("q", "IQ2_XS", (256,))], [("n", "i8", -1)])
     yield "valid/1.1-nested-in-minor-0", write([E("c", "CONTAINER", (len(inner11),), inner11)]), "valid"
-    # ---- unknown dtypes (a minor-2 file, newer than this reader), with and without a geometry record
-    yield "valid/minor2-unknown-dtype-no-record", write([E("u", 99, (3, 5), b"any length")], minor=2), "valid"
+    # ---- unknown dtypes (a minor-3 file, newer than this reader), with and without a geometry record
+    yield "valid/minor3-unknown-dtype-no-record", write([E("u", 99, (3, 5), b"any length")], minor=3), "valid"
     rec = write_ext([E("u", 99, (2, 64), bytes(40)), E("v", 100, (5,), bytes(15)), E("w", 101, (), bytes(3))],
-                    ext=geometry_item([(99, 32, 10), (100, 1, 3), (101, 1, 3)]), minor=2)
-    yield "valid/minor2-unknown-dtype-with-record", rec, {
-        "version": [1, 2], "compat_flags": 0, "metadata": [],
+                    ext=geometry_item([(99, 32, 10), (100, 1, 3), (101, 1, 3)]), minor=3)
+    yield "valid/minor3-unknown-dtype-with-record", rec, {
+        "version": [1, 3], "compat_flags": 0, "metadata": [],
         "entries": [{"name": "u", "dtype": 99, "shape": [2, 64], "offset": payload_offset(rec, 0), "length": 40,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(40))},
                     {"name": "v", "dtype": 100, "shape": [5], "offset": payload_offset(rec, 1), "length": 15,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(15))},
                     {"name": "w", "dtype": 101, "shape": [], "offset": payload_offset(rec, 2), "length": 3,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(3))}]}
-    unk = lambda ents, recs: write_ext(ents, ext=geometry_item(recs), minor=2)
+    unk = lambda ents, recs: write_ext(ents, ext=geometry_item(recs), minor=3)
     yield "R28-unknown-dtype-record-length", unk([E("u", 99, (64,), bytes(21))], [(99, 32, 10)]), "R28"
     yield "R28-unknown-dtype-record-element", unk([E("u", 99, (5,), bytes(16))], [(99, 1, 3)]), "R28"
     yield "R28-unknown-dtype-record-rank0", unk([E("u", 99, (), bytes(4))], [(99, 1, 3)]), "R28"
@@ -846,7 +846,7 @@ def cases_1_1():
     yield "R25-unknown-dtype-record-bytes", unk([E("u", 99, (2 ** 62,), b"")], [(99, 1, 8)]), "R25"
     yield "R25-unknown-dtype-record-blocks", unk([E("u", 99, (2 ** 63,), b"")], [(99, 2, 5)]), "R25"
     # the record of another code does not apply
-    yield "valid/minor2-unknown-dtype-other-record", unk([E("u", 99, (64,), bytes(21))], [(98, 32, 10)]), "valid"
+    yield "valid/minor3-unknown-dtype-other-record", unk([E("u", 99, (64,), bytes(21))], [(98, 32, 10)]), "valid"
     # minor 1 is not newer than this reader: an unknown code is R22 even with a record (section 10)
     yield "R22-unknown-dtype-record-minor-1", write_ext([E("u", 99, (64,), bytes(20))],
                                                          ext=geometry_item([(99, 32, 10)])), "R22"
@@ -860,8 +860,8 @@ def cases_1_1():
     yield "order-R26-before-R25-bytes-unknown-dtype-record", unk([E("u", 99, (2 ** 64 - 1,), b"")],
                                                                 [(99, 32, 40)]), "R26"
     yield "R26-code-0-record", unk([E("u", 0, (33,), bytes(10))], [(0, 32, 10)]), "R26"
-    # section 10: a 1.1 reader reads a minor-2 file's extension as items (R51, R52), not as ignored bytes
-    yield "R52-minor-2-own-geometry-differs", unk([E("q", "Q4_1", (32,))], [(20, 32, 21)]), "R52"
+    # section 10: a 1.1 reader reads a minor-3 file's extension as items (R51, R52), not as ignored bytes
+    yield "R52-minor-3-own-geometry-differs", unk([E("q", "Q4_1", (32,))], [(20, 32, 21)]), "R52"
 
     # ---- the new dtypes' shape and length rules (R25, R26, R28)
     yield "R26-Q2_K-inner-128", write11([E("a", "Q2_K", (2, 128), bytes(84))]), "R26"
@@ -894,7 +894,7 @@ def cases_1_1():
     # revised section 3.4 / R51 (working tree after 94d5792): items in strictly ascending order of tag
     yield "R51-tags-descending", write_ext(ok, ext=ext_item(7, b"") + g20), "R51"
     yield "R51-tags-descending-unknown", write_ext(ok, ext=g20 + ext_item(9, b"") + ext_item(8, b"")), "R51"
-    yield "R51-in-minor-2", write_ext([E("a")], ext=ext_item(0, b""), minor=2), "R51"
+    yield "R51-in-minor-3", write_ext([E("a")], ext=ext_item(0, b""), minor=3), "R51"
     # the old 1.0 vectors' extension bytes: 8 zero bytes are an item of tag 0
     yield "R51-zero-extension", write_ext([E("a")], ext=bytes(8)), "R51"
     # extension group: after the checksums, before names; R51 before R52 (number order)
@@ -939,7 +939,7 @@ def cases_1_1():
     yield "R53-element-record-only", write_ext([E("q", "F4E2M1", (2,))], ext=geometry_item([2])), "R53"
     yield "R53-second-of-two", write_ext([E("q", "Q4_1", (32,)), E("r", "Q6_K", (256,))], ext=geometry_item([20])), "R53"
     yield "R53-unknown-tag-only", write_ext([E("q", "IQ1_M", (256,))], ext=ext_item(1000, geometry_body([38]))), "R53"
-    yield "R53-in-minor-2", write([E("q", "Q4_1", (32,))], minor=2), "R53"
+    yield "R53-in-minor-3", write([E("q", "Q4_1", (32,))], minor=3), "R53"
     yield "valid/R53-not-for-element-dtypes", write([E("c", "C64", (1,)), E("f", "F8E8M0", (1,))], minor=1), "valid"
     yield "valid/R53-not-in-minor-0-Q8_0", write([E("q", "Q8_0", (32,))]), "valid"
     # R53 is checked after R22-R32 of the same entry, and with the entries group (before payloads)
@@ -1005,13 +1005,13 @@ def cases_1_1():
     yield "order-R47-after-R48-item", A(("bool[]", [2]), b"\0"), "R47"
     yield "order-R47-after-R49-item", A(("string[]", [b"\xff"]), arr_item("u8[]", [1], reserved=b"\x01\0\0")), "R47"
     yield "order-R47-depth-after-R48", A(("bool[]", [2]), ("array[]", nested_array(8))), "R47"
-    # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-2 file
+    # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-3 file
     yield "R46-type-27-minor-1", m11([("k", 27, b"\x01")]), "R46"
-    yield "valid/minor2-type-27", m11([("k", 27, b"\x01")], minor=2), "valid"
-    # a minor-2 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1, which
+    yield "valid/minor3-type-27", m11([("k", 27, b"\x01")], minor=3), "valid"
+    # a minor-3 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1, which
     # says a later minor adds no item types
-    yield "R47-array[]-item-type-27-minor-2", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
-                                                         minor=2), "R47"
+    yield "R47-array[]-item-type-27-minor-3", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
+                                                         minor=3), "R47"
     # revised R22/R46 (working tree after 94d5792): the 1.1 codes are defined only for minor >= 1, so in a
     # minor-0 file they are undefined, like code 99 (and a 1.0 reader agrees: it rejects them too)
     for code in (20, 34, 41, 48, 49, 52, 54):
@@ -1029,20 +1029,20 @@ def cases_1_1():
     no_geometry = write([E("q", "Q4_1", (32,))], minor=1)
     yield "R39-nested-R53", write([E("c", "CONTAINER", (len(no_geometry),), no_geometry)]), "R39"
     # R22, R46: the codes of minor 1 are defined in every file of minor 1 and later, so a 1.1 reader reads a
-    # minor-2 file's 1.1 types by their types (not as opaque bytes) and checks them; vectors
-    # valid/format-1-1-as-minor-2, invalid/R48-bool-array-minor-2
+    # minor-3 file's 1.1 types by their types (not as opaque bytes) and checks them; vectors
+    # valid/format-1-1-as-minor-3, invalid/R48-bool-array-minor-3
     typed2 = write_ext([E("q", "Q4_1", (32,))], [("b", "bool[]", [True]), ("u", "u16", 7)],
-                       ext=geometry_item([20]), minor=2)
-    yield "valid/1.1-types-in-minor-2", typed2, {
-        "version": [1, 2], "compat_flags": 0,
+                       ext=geometry_item([20]), minor=3)
+    yield "valid/1.1-types-in-minor-3", typed2, {
+        "version": [1, 3], "compat_flags": 0,
         "entries": [{"name": "q", "dtype": "Q4_1", "shape": [32], "offset": payload_offset(typed2, 0),
                      "length": 20, "alignment": 64, "target": None,
                      "checksum": zlib.crc32(E("q", "Q4_1", (32,)).payload)}],
         "metadata": [{"key": "b", "type": "bool[]", "value": [True]}, {"key": "u", "type": "u16", "value": 7}]}
-    yield "R48-1.1-bool[]-in-minor-2", write_ext([], [("b", "bool[]", [1, 2])], minor=2), "R48"
-    yield "R47-1.1-u16-in-minor-2", write_ext([], [("u", "u16", b"\0")], minor=2), "R47"
-    yield "R26-1.1-dtype-in-minor-2", write_ext([E("q", "Q4_1", (16,), bytes(10))], ext=geometry_item([20]),
-                                                minor=2), "R26"
+    yield "R48-1.1-bool[]-in-minor-3", write_ext([], [("b", "bool[]", [1, 2])], minor=3), "R48"
+    yield "R47-1.1-u16-in-minor-3", write_ext([], [("u", "u16", b"\0")], minor=3), "R47"
+    yield "R26-1.1-dtype-in-minor-3", write_ext([E("q", "Q4_1", (16,), bytes(10))], ext=geometry_item([20]),
+                                                minor=3), "R26"
     # section 3.4: an item may be empty; a block geometry item with no records is well formed
     yield "valid/1.1-empty-unknown-item", write_ext([E("a")], ext=ext_item(1, b"") + ext_item(6, b"")), "valid"
 
