@@ -1455,6 +1455,9 @@ def verify_cases():
     # ---- R60 AlgorithmMismatch
     swapped = set_attr(s, "tpack.sig.alg", 2)
     yield "R60-algorithm-swapped", swapped, KA, require, "R60", "valid"
+    # a trusted key declared with the other algorithm (the kit takes a key set as given; golden vector
+    # valid/signed-ed25519, verification 4)
+    yield "R60-trusted-key-of-other-algorithm", s, [ed_a.trusted(algorithm=2)], require, "R60", "valid"
     newer = write_signed(ents, meta, "ed-a", subject="acme.kws", minor=3, alg=9, sig_len=32 * 2 + 70, sign=False)
     yield "R60-unknown-algorithm-newer-minor", newer, KA, require, "R60", "valid"
     # ---- R61 SubjectMismatch

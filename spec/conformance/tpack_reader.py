@@ -1063,7 +1063,10 @@ def optional_string(obj, field, what):
 def load_keys(path):
     """The key set: a list of trusted keys, each {"algorithm", "public_key" (hex of the raw key,
     or null for a key known by its id only), "key_id" (hex; may be left out when public_key is
-    given), "subject" (or null)}.  A key_id that is not the public key's id is refused."""
+    given and fits its algorithm), "subject" (or null)}.  A key is taken as declared: its id is not
+    checked against its public key, nor the key's length against its algorithm (the kit's vectors
+    declare an Ed25519 key as a P-256 one to reach R60; a key that does not fit its algorithm
+    verifies nothing, R63)."""
     doc = load_json(path)
     if not isinstance(doc, list):
         raise BadInput("%s: expected a list of keys" % path)
@@ -1078,20 +1081,15 @@ def load_keys(path):
         public_key = obj.get("public_key")
         if public_key is not None:
             public_key = hex_bytes(public_key, what + ".public_key")
-            if len(public_key) != ALGORITHMS[alg][2]:
-                raise BadInput("%s.public_key: %d bytes, an %s key is %d"
-                               % (what, len(public_key), ALGORITHMS[alg][0], ALGORITHMS[alg][2]))
         kid = obj.get("key_id")
         if kid is None:
-            if public_key is None:
-                raise BadInput("%s: neither key_id nor public_key" % what)
+            if public_key is None or len(public_key) != ALGORITHMS[alg][2]:
+                raise BadInput("%s: no key_id, and no public_key of its algorithm to compute it from" % what)
             kid = key_id(alg, public_key)
         else:
             kid = hex_bytes(kid, what + ".key_id")
             if len(kid) != KEY_ID_LEN:
                 raise BadInput("%s.key_id: %d bytes, not %d" % (what, len(kid), KEY_ID_LEN))
-            if public_key is not None and kid != key_id(alg, public_key):
-                raise BadInput("%s.key_id is not the id of its public_key" % what)
         keys.append({"algorithm": alg, "public_key": public_key, "key_id": kid,
                      "subject": optional_string(obj, "subject", what)})
     return keys
