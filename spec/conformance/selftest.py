@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Self-test of a tpack reader, independent of the golden vectors (by default of tpack_reader.py).
 
-Contains a tiny canonical writer written from spec/FORMAT.md section 11, builds
-valid containers, containers that break one rule and containers that break several
-(where the first in the order of section 12 must be reported), runs the reader on each
+Contains a tiny canonical writer written from spec/FORMAT.md section 11, that also signs
+(section 14, with the Python package `cryptography`: Ed25519 from a fixed seed, P-256 from a
+fixed key), builds valid containers, containers that break one rule and containers that break
+several (where the first in the order of section 12 must be reported), runs the reader on each
 (as a subprocess, through the command-line protocol of README.md) and checks the answer.
+Signed containers are also given to the reader with `--verify-signature KEYS.json POLICY.json`
+(the attacks of section 14 among them: each must be refused with its rule R58-R64), and
+without (a forgery whose CRCs were recomputed is a valid container).
 Then runs the reader on paths that are not regular files (/dev/zero, a FIFO, a
 directory), which it must refuse promptly with a non-zero exit and bounded memory,
 and a mutation fuzz to check it never crashes.
@@ -1785,6 +1789,12 @@ def main(argv):
         opts, cmd = parse_args(argv)
     except ValueError as exc:
         sys.stderr.write("selftest.py: %s\n%s" % (exc, USAGE))
+        return 2
+    try:
+        import cryptography  # noqa: F401  (the signed cases are built with it)
+    except ImportError:
+        sys.stderr.write("selftest.py: the signed cases need the Python package cryptography "
+                         "(pip install cryptography)\n")
         return 2
     in_process = cmd is None
     cmd = cmd or DEFAULT_READER
