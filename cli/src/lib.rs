@@ -22,6 +22,7 @@ mod manifest;
 mod meta_view;
 mod metadata_json;
 mod natural;
+mod oms;
 mod output;
 mod pipeline;
 mod progress;
