@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tpack_cli::{
-    parse_shard_size, run_convert, run_inspect_with, run_keygen, run_pack, run_sign, run_unpack, run_verify_files,
-    Format, InspectOptions, KeyAlgorithm, SignOptions, VerifyOptions,
+    parse_shard_size, run_convert, run_inspect_with, run_keygen, run_pack, run_sign, run_unpack,
+    run_verify_files, Format, InspectOptions, KeyAlgorithm, SignOptions, VerifyOptions,
 };
 
 const EXIT_CODES: &str = "\
@@ -102,8 +102,10 @@ enum Command {
     /// counter of at least --min-counter and the subject --subject; then every entry must match the digest the
     /// signature covers. A failure names the check (rule R58..R64) and the entry. Without --key, a signed
     /// file's checksums are verified and its signer is shown, but its signature is not checked.
-    #[command(after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json\n  \
-                            tpack verify model.tpack --key release.pem.pub --min-counter 3 --subject acme.kws")]
+    #[command(
+        after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json\n  \
+                            tpack verify model.tpack --key release.pem.pub --min-counter 3 --subject acme.kws"
+    )]
     Verify {
         /// The tpack files.
         #[arg(required = true)]
@@ -134,9 +136,11 @@ enum Command {
     /// The files are the PEM files `openssl genpkey` and `openssl pkey -pubout` write, and openssl reads them.
     /// The key id printed is the SHA-256 of the public key's DER form, which signed files name their key by
     /// (`openssl pkey -pubin -in KEY.pem.pub -outform DER | sha256sum` prints it too).
-    #[command(after_help = "Examples:\n  tpack keygen -o release.pem\n  tpack keygen --algorithm p256 -o hsm-compatible.pem\n\n\
+    #[command(
+        after_help = "Examples:\n  tpack keygen -o release.pem\n  tpack keygen --algorithm p256 -o hsm-compatible.pem\n\n\
                             Keys made by openssl work as well:\n  openssl genpkey -algorithm ed25519 -out release.pem\n  \
-                            openssl pkey -in release.pem -pubout -out release.pem.pub")]
+                            openssl pkey -in release.pem -pubout -out release.pem.pub"
+    )]
     Keygen {
         /// The signature algorithm: Ed25519 (every verifier has it) or ECDSA P-256 (HSMs, secure elements, and
         /// OMS bundles).
@@ -153,11 +157,13 @@ enum Command {
     ///
     /// IN is verified completely first. A signed IN is re-signed (its old signature replaced). Signing is
     /// deterministic: the same IN, key and options give the same bytes. OUT appears atomically.
-    #[command(after_help = "Examples:\n  tpack sign model.tpack -o model.signed.tpack --key release.pem --counter 3 \
+    #[command(
+        after_help = "Examples:\n  tpack sign model.tpack -o model.signed.tpack --key release.pem --counter 3 \
                             --subject acme.kws\n  \
                             tpack sign model.tpack -o model.signed.tpack --key p256.pem --oms-bundle model.signed.tpack.sig\n  \
                             model_signing verify key model.signed.tpack --signature model.signed.tpack.sig \
-                            --public_key p256.pem.pub")]
+                            --public_key p256.pem.pub"
+    )]
     Sign {
         /// The container to sign.
         input: PathBuf,
@@ -305,7 +311,17 @@ fn main() {
             };
             run_keygen(algorithm, output, *force)
         }
-        Command::Sign { input, output, key, counter, subject, embed_public_key, oms_bundle, oms_key, force } => {
+        Command::Sign {
+            input,
+            output,
+            key,
+            counter,
+            subject,
+            embed_public_key,
+            oms_bundle,
+            oms_key,
+            force,
+        } => {
             let opts = SignOptions {
                 key: key.clone(),
                 counter: *counter,

@@ -125,6 +125,19 @@ impl TempOutput {
     }
 }
 
+/// Writes `bytes`, built in memory, to `path` atomically through a [`TempOutput`]: owner-only (`0o600`) when
+/// `private`.
+///
+/// # Errors
+/// [`crate::Kind::Io`] naming `path` and the step that failed; `path` is then unchanged.
+pub(crate) fn write_file(path: &Path, bytes: &[u8], private: bool) -> crate::error::Result<()> {
+    use crate::error::CliError;
+    let created = if private { TempOutput::create_private(path) } else { TempOutput::create(path) };
+    let mut file = created.map_err(|e| CliError::io("cannot create a file next to", path, &e))?;
+    file.write_all(bytes).map_err(|e| CliError::io("cannot write", path, &e))?;
+    file.commit().map_err(|e| CliError::io("cannot save", path, &e))
+}
+
 /// Gives `temp` the permission bits of the file `destination` if there is one (unless `temp` is `private`, and
 /// keeps its owner-only bits), fsyncs it and renames it there.
 fn persist(temp: tempfile::NamedTempFile, destination: &Path, private: bool) -> io::Result<()> {

@@ -46,7 +46,8 @@ fn model(dir: &Path) -> PathBuf {
 fn model_signing() -> Option<(PathBuf, &'static str)> {
     let command =
         std::env::var_os("TPACK_MODEL_SIGNING").map(PathBuf::from).unwrap_or_else(|| "model_signing".into());
-    let help = Command::new(&command).args(["verify", "key", "--help"]).output().ok().filter(|o| o.status.success());
+    let help =
+        Command::new(&command).args(["verify", "key", "--help"]).output().ok().filter(|o| o.status.success());
     match help {
         Some(help) => {
             let text = String::from_utf8_lossy(&help.stdout);
@@ -54,7 +55,10 @@ fn model_signing() -> Option<(PathBuf, &'static str)> {
             Some((command, flag))
         }
         None if std::env::var("TPACK_REQUIRE_PYTHON").is_ok_and(|v| v == "1") => {
-            panic!("TPACK_REQUIRE_PYTHON=1 but {} does not run (pip install model-signing)", command.display())
+            panic!(
+                "TPACK_REQUIRE_PYTHON=1 but {} does not run (pip install model-signing)",
+                command.display()
+            )
         }
         None => {
             eprintln!("note: model_signing not found; skipping the live OMS check");
@@ -89,7 +93,19 @@ fn model_signing_accepts_the_bundle_of_a_p256_key_and_refuses_it_after_a_byte_fl
     assert_ok(&run!("sign", input, "-o", signed, "--key", private, "--counter", "2", "--oms-bundle", bundle));
     // The bundle is deterministic too.
     let first = std::fs::read(&bundle).unwrap();
-    assert_ok(&run!("sign", input, "-o", signed, "--key", private, "--counter", "2", "--oms-bundle", bundle, "--force"));
+    assert_ok(&run!(
+        "sign",
+        input,
+        "-o",
+        signed,
+        "--key",
+        private,
+        "--counter",
+        "2",
+        "--oms-bundle",
+        bundle,
+        "--force"
+    ));
     assert_eq!(std::fs::read(&bundle).unwrap(), first);
     assert_ok(&run!("verify", signed, "--key", public));
     let Some(ok) = oms_verify(&signed, &bundle, &public) else { return };
@@ -108,21 +124,32 @@ fn an_ed25519_key_needs_an_oms_key_and_then_both_signatures_verify() {
     let (p256, p256_public) = key(d, "p256");
     let signed = d.join("model.signed.tpack");
     let bundle = d.join("bundle.sig");
-    let err = assert_fails(&run!("sign", input, "-o", signed, "--key", ed, "--oms-bundle", bundle), 3, &["--oms-key"]);
+    let err = assert_fails(
+        &run!("sign", input, "-o", signed, "--key", ed, "--oms-bundle", bundle),
+        3,
+        &["--oms-key"],
+    );
     assert!(err.contains("Ed25519") && err.contains("P-256"), "{err}");
     assert!(!signed.exists() && !bundle.exists(), "nothing is written when the bundle cannot be");
     // An Ed25519 --oms-key is refused in words too.
-    assert_fails(&run!("sign", input, "-o", signed, "--key", ed, "--oms-bundle", bundle, "--oms-key", ed), 3, &["P-256"]);
+    assert_fails(
+        &run!("sign", input, "-o", signed, "--key", ed, "--oms-bundle", bundle, "--oms-key", ed),
+        3,
+        &["P-256"],
+    );
     assert_ok(&run!("sign", input, "-o", signed, "--key", ed, "--oms-bundle", bundle, "--oms-key", p256));
     assert_ok(&run!("verify", signed, "--key", ed_public));
     let Some(ok) = oms_verify(&signed, &bundle, &p256_public) else { return };
     assert!(ok.status.success(), "model_signing refused: {}{}", stdout(&ok), stderr(&ok));
     // Another P-256 key does not verify the bundle.
-    let (_, other) = key(&{
-        let sub = d.join("other");
-        std::fs::create_dir(&sub).unwrap();
-        sub
-    }, "p256");
+    let (_, other) = key(
+        &{
+            let sub = d.join("other");
+            std::fs::create_dir(&sub).unwrap();
+            sub
+        },
+        "p256",
+    );
     let wrong = oms_verify(&signed, &bundle, &other).unwrap();
     assert!(!wrong.status.success(), "model_signing accepted another key");
     flip_payload_byte(&signed);

@@ -98,7 +98,8 @@ fn keygen_writes_keys_openssl_reads_and_prints_their_id() {
         // openssl reads both files, and derives from the private key the very public key we wrote.
         let derived = openssl(&["pkey", "-in", key.to_str().unwrap(), "-pubout"]);
         assert_eq!(derived, std::fs::read(&public).unwrap(), "{algorithm}");
-        let text = String::from_utf8(openssl(&["pkey", "-in", key.to_str().unwrap(), "-text", "-noout"])).unwrap();
+        let text =
+            String::from_utf8(openssl(&["pkey", "-in", key.to_str().unwrap(), "-text", "-noout"])).unwrap();
         let want = if algorithm == "ed25519" { "ED25519 Private-Key" } else { "NIST CURVE: P-256" };
         assert!(text.contains(want), "{algorithm}: {text}");
         assert!(std::fs::read_to_string(&key).unwrap().starts_with("-----BEGIN PRIVATE KEY-----\n"));
@@ -145,8 +146,23 @@ fn our_keys_sign_what_openssl_verifies_and_openssl_keys_sign_what_we_verify() {
     // Keys made by openssl sign with tpack; tpack verifies with openssl's public key.
     for algorithm in ["ed25519", "p256"] {
         let (private, public) = openssl_key(d, &format!("ossl-{algorithm}"), algorithm);
-        let signed = sign(d, &input, &format!("{algorithm}.tpack"), &private, &["--counter", "7", "--subject", "acme.kws"]);
-        let out = assert_ok(&run!("verify", signed, "--key", public, "--min-counter", "7", "--subject", "acme.kws"));
+        let signed = sign(
+            d,
+            &input,
+            &format!("{algorithm}.tpack"),
+            &private,
+            &["--counter", "7", "--subject", "acme.kws"],
+        );
+        let out = assert_ok(&run!(
+            "verify",
+            signed,
+            "--key",
+            public,
+            "--min-counter",
+            "7",
+            "--subject",
+            "acme.kws"
+        ));
         let name = if algorithm == "ed25519" { "Ed25519" } else { "ECDSA P-256" };
         for want in ["authentic", &openssl_key_id(&public), name, "counter 7", "acme.kws"] {
             assert!(out.contains(want), "{algorithm}: lacks {want:?}: {out}");
@@ -187,7 +203,13 @@ fn signing_twice_gives_the_same_bytes() {
         assert_eq!(a, b, "{algorithm}");
         assert_ne!(a, std::fs::read(&input).unwrap());
         // Re-signing a signed file replaces its signature: the same bytes again.
-        let again = sign(d, &d.join(format!("{algorithm}-a.tpack")), &format!("{algorithm}-c.tpack"), &private, &args);
+        let again = sign(
+            d,
+            &d.join(format!("{algorithm}-a.tpack")),
+            &format!("{algorithm}-c.tpack"),
+            &private,
+            &args,
+        );
         assert_eq!(std::fs::read(again).unwrap(), a, "{algorithm}: re-signed");
     }
 }
@@ -206,14 +228,22 @@ fn sign_refuses_an_existing_output_a_corrupt_input_and_a_bad_key() {
     bytes[at] ^= 1;
     let corrupt = d.join("corrupt.tpack");
     std::fs::write(&corrupt, &bytes).unwrap();
-    assert_fails(&run!("sign", corrupt, "-o", d.join("x.tpack"), "--key", private), 1, &["corrupt", "fc1.weight"]);
+    assert_fails(
+        &run!("sign", corrupt, "-o", d.join("x.tpack"), "--key", private),
+        1,
+        &["corrupt", "fc1.weight"],
+    );
     assert!(!d.join("x.tpack").exists());
     // A public key is not a private key.
     assert_fails(&run!("sign", input, "-o", d.join("y.tpack"), "--key", public), 3, &["private key"]);
     // An empty subject, or one over 255 bytes, is refused before anything is written.
     let long = "s".repeat(256);
     for subject in ["", long.as_str()] {
-        assert_fails(&run!("sign", input, "-o", d.join("z.tpack"), "--key", private, "--subject", subject), 3, &["subject"]);
+        assert_fails(
+            &run!("sign", input, "-o", d.join("z.tpack"), "--key", private, "--subject", subject),
+            3,
+            &["subject"],
+        );
     }
     assert!(!d.join("z.tpack").exists());
 }
@@ -252,7 +282,8 @@ fn the_first_bad_entry_in_table_order_is_reported_whatever_thread_finds_it() {
     std::fs::write(&forged, &bytes).unwrap();
     for threads in ["1", "2", "8"] {
         for _ in 0..5 {
-            let err = assert_fails(&run!("verify", forged, "--key", public, "--threads", threads), 1, &["R64"]);
+            let err =
+                assert_fails(&run!("verify", forged, "--key", public, "--threads", threads), 1, &["R64"]);
             let first = err.find("entry 1").unwrap_or_else(|| panic!("{err}"));
             assert!(err.contains("conv.weight"), "{err}");
             assert!(err.find("entry 3").is_none_or(|later| later > first), "{err}");
@@ -268,7 +299,8 @@ fn a_stripped_signature_is_refused_naming_r58_unless_unsigned_files_are_allowed(
     let signed = sign(d, &input, "s.tpack", &private, &[]);
     // The attacker's stripped copy: the same content, unsigned (tpack's own unsigned form of it).
     let stripped = d.join("stripped.tpack");
-    std::fs::write(&stripped, tpack::sign::unsign_container(&std::fs::read(&signed).unwrap()).unwrap()).unwrap();
+    std::fs::write(&stripped, tpack::sign::unsign_container(&std::fs::read(&signed).unwrap()).unwrap())
+        .unwrap();
     let err = assert_fails(&run!("verify", stripped, "--key", public), 1, &["R58", "not signed"]);
     assert!(err.contains("--allow-unsigned"), "{err}");
     let allowed = assert_ok(&run!("verify", stripped, "--key", public, "--allow-unsigned"));
@@ -277,7 +309,11 @@ fn a_stripped_signature_is_refused_naming_r58_unless_unsigned_files_are_allowed(
     let mut bytes = std::fs::read(&signed).unwrap();
     forge_payload(&mut bytes, 0);
     std::fs::write(&stripped, &bytes).unwrap();
-    assert_fails(&run!("verify", stripped, "--key", public, "--allow-unsigned"), 1, &["R64", "entry 0", "embed"]);
+    assert_fails(
+        &run!("verify", stripped, "--key", public, "--allow-unsigned"),
+        1,
+        &["R64", "entry 0", "embed"],
+    );
 }
 
 #[test]
@@ -311,7 +347,11 @@ fn another_subject_is_refused_naming_r61() {
     let d = dir.path();
     let (private, public) = openssl_key(d, "k", "p256");
     let signed = sign(d, &input, "s.tpack", &private, &["--subject", "acme.kws"]);
-    assert_fails(&run!("verify", signed, "--key", public, "--subject", "acme.asr"), 1, &["R61", "acme.kws", "acme.asr"]);
+    assert_fails(
+        &run!("verify", signed, "--key", public, "--subject", "acme.asr"),
+        1,
+        &["R61", "acme.kws", "acme.asr"],
+    );
     let unnamed = sign(d, &input, "u.tpack", &private, &[]);
     assert_fails(&run!("verify", unnamed, "--key", public, "--subject", "acme.kws"), 1, &["R61"]);
 }
@@ -402,7 +442,15 @@ fn a_key_file_that_is_no_public_key_is_named() {
     assert_fails(&run!("verify", input, "--key", d.join("missing.pem")), 4, &["missing.pem"]);
     // An RSA key is a public key of an algorithm tpack does not sign with.
     let rsa = d.join("rsa.pem");
-    openssl(&["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa.to_str().unwrap()]);
+    openssl(&[
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-pkeyopt",
+        "rsa_keygen_bits:1024",
+        "-out",
+        rsa.to_str().unwrap(),
+    ]);
     let rsa_pub = d.join("rsa.pub.pem");
     openssl(&["pkey", "-in", rsa.to_str().unwrap(), "-pubout", "-out", rsa_pub.to_str().unwrap()]);
     assert_fails(&run!("verify", input, "--key", rsa_pub), 3, &["Ed25519", "P-256"]);
@@ -413,10 +461,24 @@ fn inspect_shows_the_signed_attributes() {
     let (dir, input) = setup();
     let d = dir.path();
     let (private, public) = openssl_key(d, "k", "ed25519");
-    let signed = sign(d, &input, "s.tpack", &private, &["--counter", "12", "--subject", "acme.kws", "--embed-public-key"]);
+    let signed = sign(
+        d,
+        &input,
+        "s.tpack",
+        &private,
+        &["--counter", "12", "--subject", "acme.kws", "--embed-public-key"],
+    );
     let text = assert_ok(&run!("inspect", signed));
     let id = openssl_key_id(&public);
-    for want in ["tpack 1.2", "signed: Ed25519", &id, "counter 12", "acme.kws", "public key embedded", "tpack.signature"] {
+    for want in [
+        "tpack 1.2",
+        "signed: Ed25519",
+        &id,
+        "counter 12",
+        "acme.kws",
+        "public key embedded",
+        "tpack.signature",
+    ] {
         assert!(text.contains(want), "inspect lacks {want:?}:\n{text}");
     }
     let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", signed, "--json"))).unwrap();
@@ -441,14 +503,19 @@ fn inspect_shows_a_signed_nested_container() {
     let (dir, input) = setup();
     let d = dir.path();
     let (private, _) = openssl_key(d, "k", "p256");
-    let inner = std::fs::read(sign(d, &input, "inner.tpack", &private, &["--counter", "6", "--subject", "npu.blob"])).unwrap();
+    let inner =
+        std::fs::read(sign(d, &input, "inner.tpack", &private, &["--counter", "6", "--subject", "npu.blob"]))
+            .unwrap();
     let mut b = Builder::new();
     b.push(NewEntry::new("npu", Dtype::CONTAINER, &[inner.len() as u64], &inner)).unwrap();
     b.push(NewEntry::new("w", Dtype::F32, &[1], &[0; 4])).unwrap();
     let outer = d.join("outer.tpack");
     std::fs::write(&outer, b.finish().unwrap()).unwrap();
     let text = assert_ok(&run!("inspect", outer, "--entry", "npu"));
-    assert!(text.contains("signed: ECDSA P-256") && text.contains("npu.blob") && text.contains("counter 6"), "{text}");
+    assert!(
+        text.contains("signed: ECDSA P-256") && text.contains("npu.blob") && text.contains("counter 6"),
+        "{text}"
+    );
     let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", outer, "--json"))).unwrap();
     assert_eq!(doc["signature"], Value::Null);
     let nested = &doc["entries"][0]["container"];
@@ -473,9 +540,11 @@ fn convert_and_unpack_drop_the_signature_with_a_note() {
         let back = d.join(format!("{out}.tpack"));
         assert_ok(&run!("convert", d.join(out), back));
         let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", back, "--json"))).unwrap();
-        let names: Vec<&str> = doc["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> =
+            doc["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
         assert!(!names.contains(&"tpack.signature"), "{format}: {names:?}");
-        let keys: Vec<&str> = doc["metadata"].as_array().unwrap().iter().map(|m| m["key"].as_str().unwrap()).collect();
+        let keys: Vec<&str> =
+            doc["metadata"].as_array().unwrap().iter().map(|m| m["key"].as_str().unwrap()).collect();
         assert!(keys.iter().all(|k| !k.starts_with("tpack.sig.")), "{format}: {keys:?}");
     }
     let files = d.join("files");
@@ -485,5 +554,9 @@ fn convert_and_unpack_drop_the_signature_with_a_note() {
     assert!(said.contains("signature") && said.contains("tpack sign"), "{said}");
     let repacked = d.join("repacked.tpack");
     assert_ok(&run!("pack", files.join("manifest.json"), "-o", repacked));
-    assert_eq!(std::fs::read(&repacked).unwrap(), std::fs::read(&input).unwrap(), "the unsigned original comes back");
+    assert_eq!(
+        std::fs::read(&repacked).unwrap(),
+        std::fs::read(&input).unwrap(),
+        "the unsigned original comes back"
+    );
 }

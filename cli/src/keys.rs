@@ -1,0 +1,101 @@
+//! Key files: PKCS#8 private keys and SPKI public keys in PEM, as `openssl genpkey` and `openssl pkey -pubout`
+//! write them, read with errors that say what the file is and what to pass instead.
+
+use std::path::{Path, PathBuf};
+
+use tpack::auth::Algorithm;
+use tpack::sign::{SigningKey, VerifyingKey};
+
+use crate::error::{CliError, Result};
+
+/// The algorithm's name in messages: `Ed25519`, `ECDSA P-256`.
+#[must_use]
+pub(crate) fn algorithm_name(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Ed25519 => "Ed25519",
+        Algorithm::EcdsaP256 => "ECDSA P-256",
+    }
+}
+
+/// The name of the algorithm with code `code`, or `algorithm N` for one this tool does not know.
+#[must_use]
+pub(crate) fn algorithm_code_name(code: u64) -> String {
+    Algorithm::from_code(code).map_or_else(|| format!("algorithm {code}"), |a| algorithm_name(a).to_owned())
+}
+
+/// The PEM label of a private key, which marks a file given where a public key is wanted.
+const PRIVATE_LABELS: [&str; 3] = ["PRIVATE KEY-----", "EC PRIVATE KEY-----", "ENCRYPTED PRIVATE KEY-----"];
+
+/// Reads the text of the key file `path`.
+///
+/// # Errors
+/// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is not text.
+fn read_pem(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::io("cannot read", path, &e))?;
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::input(format!("{} is not a PEM key file (it is not text)", path.display())))
+}
+
+/// Reads the private key in `path`.
+///
+/// # Errors
+/// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is no unencrypted PKCS#8
+/// Ed25519 or P-256 private key, with what it is instead when that can be told.
+pub(crate) fn private_key(path: &Path) -> Result<SigningKey> {
+    let pem = read_pem(path)?;
+    SigningKey::from_pkcs8_pem(&pem).map_err(|_| {
+        let what = if pem.contains("-----BEGIN PUBLIC KEY-----") {
+            "it is a public key; sign with the private key it was made from"
+        } else if pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+            "it is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN.pem`)"
+        } else if pem.contains("-----BEGIN EC PRIVATE KEY-----") {
+            "it is in the old SEC1 form; convert it to PKCS#8 (`openssl pkey -in KEY -out PKCS8.pem`)"
+        } else {
+            "tpack signs with PKCS#8 PEM keys of Ed25519 or ECDSA P-256, as `tpack keygen` or `openssl genpkey` \
+             writes them"
+        };
+        CliError::input(format!("{} is not a private key tpack can sign with: {what}", path.display()))
+    })
+}
+
+/// A trusted public key read from a file.
+#[derive(Debug, Clone)]
+pub(crate) struct PublicKey {
+    /// The file it came from, for messages.
+    pub(crate) path: PathBuf,
+    /// Its algorithm.
+    pub(crate) algorithm: Algorithm,
+    /// The raw key (32 bytes Ed25519, 65 bytes uncompressed SEC1 P-256).
+    pub(crate) raw: Vec<u8>,
+}
+
+/// Reads the public key in `path`.
+///
+/// # Errors
+/// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is no SPKI PEM public key of
+/// Ed25519 or P-256, saying how to get one from a private key.
+pub(crate) fn public_key(path: &Path) -> Result<PublicKey> {
+    let pem = read_pem(path)?;
+    match VerifyingKey::from_public_key_pem(&pem) {
+        Ok(key) => Ok(PublicKey {
+            path: path.to_path_buf(),
+            algorithm: key.algorithm(),
+            raw: key.public_key().to_vec(),
+        }),
+        Err(_) => {
+            let what = if PRIVATE_LABELS.iter().any(|l| pem.contains(&format!("-----BEGIN {l}"))) {
+                "it is a private key; pass its public key (`KEY.pem.pub` from `tpack keygen`, or \
+                 `openssl pkey -in KEY.pem -pubout`)"
+            } else if pem.contains("-----BEGIN PUBLIC KEY-----") {
+                "it is a public key of another algorithm; tpack verifies Ed25519 and ECDSA P-256 signatures"
+            } else {
+                "tpack reads SPKI PEM public keys (`-----BEGIN PUBLIC KEY-----`), as `tpack keygen` or `openssl pkey \
+                 -pubout` writes them"
+            };
+            Err(CliError::input(format!(
+                "{} is not a public key tpack can verify with: {what}",
+                path.display()
+            )))
+        }
+    }
+}
