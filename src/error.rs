@@ -168,6 +168,17 @@ rules! {
     ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed" { offset => offset };
     BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype" { record => record };
     MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record" { entry => entry, code => value };
+    SignedFlag = 54, "R54", "the SIGNED flag, the signature entry and the signed attributes do not agree" {};
+    SignatureEntry = 55, "R55", "the signature entry is not the one last entry `tpack.signature`, aligned to 8, without a target" { entry => entry };
+    SignatureMeta = 56, "R56", "a signed attribute (`tpack.sig.*`) is missing, of the wrong type or length, or unknown" { attribute => value };
+    SignatureLength = 57, "R57", "the signature entry's length does not fit the entry count and the algorithm" { entry => entry, expected => value };
+    SignatureRequired = 58, "R58", "a signature is required and the container is not signed" {};
+    UnknownKey = 59, "R59", "the container is signed by a key that is not trusted" {};
+    AlgorithmMismatch = 60, "R60", "the signature's algorithm is not the trusted key's, or is not implemented" { algorithm => value };
+    SubjectMismatch = 61, "R61", "the signed subject is not the one expected" {};
+    Rollback = 62, "R62", "the signed security counter is below the minimum accepted" { counter => value };
+    BadSignature = 63, "R63", "the signature does not verify" {};
+    EntryDigest = 64, "R64", "an entry's payload does not match its signed digest" { entry => entry };
 }
 
 impl fmt::Display for Rule {
@@ -297,6 +308,92 @@ pub enum Error {
     BlockGeometry { record: u32 },
     /// R53.
     MissingGeometry { entry: u32, code: u16 },
+    /// R54.
+    SignedFlag,
+    /// R55.
+    SignatureEntry { entry: u32 },
+    /// R56: `attribute` is the signed attribute at fault.
+    SignatureMeta { attribute: SignedAttribute },
+    /// R57: `expected` is the length the entry count and the algorithm give (for an algorithm this crate
+    /// does not know, the length of the digests, which the entry must exceed).
+    SignatureLength { entry: u32, expected: u64 },
+    /// R58.
+    SignatureRequired,
+    /// R59.
+    UnknownKey,
+    /// R60: `algorithm` is the container's algorithm code.
+    AlgorithmMismatch { algorithm: u64 },
+    /// R61.
+    SubjectMismatch,
+    /// R62: `counter` is the container's signed counter.
+    Rollback { counter: u64 },
+    /// R63.
+    BadSignature,
+    /// R64.
+    EntryDigest { entry: u32 },
+}
+
+/// A signed attribute of spec §14: the metadata key an [`Error::SignatureMeta`] (R56) is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignedAttribute {
+    /// `tpack.sig.alg`: missing, not a `u64`, or an algorithm not defined for the file's minor version.
+    Algorithm,
+    /// `tpack.sig.key`: missing, or not 32 bytes.
+    KeyId,
+    /// `tpack.sig.counter`: missing, or not a `u64`.
+    Counter,
+    /// `tpack.sig.subject`: not a string of 1 to 255 bytes.
+    Subject,
+    /// `tpack.sig.pubkey`: not bytes of the algorithm's public key length.
+    PublicKey,
+    /// A `tpack.sig.` key this version of the format does not define.
+    Unknown,
+}
+
+impl SignedAttribute {
+    const ALL: [SignedAttribute; 6] = [
+        SignedAttribute::Algorithm,
+        SignedAttribute::KeyId,
+        SignedAttribute::Counter,
+        SignedAttribute::Subject,
+        SignedAttribute::PublicKey,
+        SignedAttribute::Unknown,
+    ];
+
+    /// The metadata key, or `None` for [`SignedAttribute::Unknown`].
+    #[must_use]
+    pub const fn key(self) -> Option<&'static str> {
+        match self {
+            SignedAttribute::Algorithm => Some("tpack.sig.alg"),
+            SignedAttribute::KeyId => Some("tpack.sig.key"),
+            SignedAttribute::Counter => Some("tpack.sig.counter"),
+            SignedAttribute::Subject => Some("tpack.sig.subject"),
+            SignedAttribute::PublicKey => Some("tpack.sig.pubkey"),
+            SignedAttribute::Unknown => None,
+        }
+    }
+}
+
+/// The attribute's position in [`ErrorContext::value`].
+impl From<SignedAttribute> for u64 {
+    fn from(attribute: SignedAttribute) -> u64 {
+        match attribute {
+            SignedAttribute::Algorithm => 0,
+            SignedAttribute::KeyId => 1,
+            SignedAttribute::Counter => 2,
+            SignedAttribute::Subject => 3,
+            SignedAttribute::PublicKey => 4,
+            SignedAttribute::Unknown => 5,
+        }
+    }
+}
+
+impl TryFrom<u64> for SignedAttribute {
+    type Error = ();
+    fn try_from(value: u64) -> Result<Self, ()> {
+        SignedAttribute::ALL.into_iter().find(|a| u64::from(*a) == value).ok_or(())
+    }
 }
 
 impl fmt::Display for Error {
@@ -314,6 +411,20 @@ impl fmt::Display for Error {
             }
             Error::BlockGeometry { record } => write!(f, " (geometry record {record})"),
             Error::MissingGeometry { entry, code } => write!(f, " (entry {entry}: dtype code {code})"),
+            Error::SignedFlag
+            | Error::SignatureRequired
+            | Error::UnknownKey
+            | Error::SubjectMismatch
+            | Error::BadSignature => Ok(()),
+            Error::SignatureMeta { attribute } => match attribute.key() {
+                Some(key) => write!(f, " ({key})"),
+                None => f.write_str(" (an undefined tpack.sig. key)"),
+            },
+            Error::SignatureLength { entry, expected } => {
+                write!(f, " (entry {entry}: expected {expected} bytes)")
+            }
+            Error::AlgorithmMismatch { algorithm } => write!(f, " (algorithm {algorithm})"),
+            Error::Rollback { counter } => write!(f, " (counter {counter})"),
             Error::ReservedNonZero { offset }
             | Error::PaddingNonZero { offset }
             | Error::ExtensionLayout { offset } => {
@@ -361,7 +472,9 @@ impl fmt::Display for Error {
             | Error::PayloadOrder { entry }
             | Error::PayloadOverlap { entry }
             | Error::PaddingNotMinimal { entry }
-            | Error::NestingTooDeep { entry } => write!(f, " (entry {entry})"),
+            | Error::NestingTooDeep { entry }
+            | Error::SignatureEntry { entry }
+            | Error::EntryDigest { entry } => write!(f, " (entry {entry})"),
             Error::MetaUnknownType { record, code } => {
                 write!(f, " (metadata record {record}: code {code})")
             }

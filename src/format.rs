@@ -1,4 +1,4 @@
-//! On-disk structures and constants of tpack format 1.1 (`spec/FORMAT.md`).
+//! On-disk structures and constants of tpack format 1.2 (`spec/FORMAT.md`).
 //!
 //! This module holds layouts, codes and numbers only; parsing is [`crate::Container::parse`], and the
 //! arithmetic on them that reader and writer share is in `layout`. Every struct is a
@@ -15,7 +15,7 @@ pub const MAGIC: [u8; 8] = *b"\x89TPK\r\n\x1a\n";
 /// The major version this crate reads and writes.
 pub const VERSION_MAJOR: u16 = 1;
 /// The highest minor version this crate knows; files of a higher minor are read with the leniency of spec §10.
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 2;
 /// Length of the version 1.0 header, in bytes.
 pub const HEADER_LEN_V1: u32 = 160;
 /// Largest `header_len` a reader accepts.
@@ -54,6 +54,22 @@ pub const MAX_BLOCK_ELEMENTS: u32 = 1 << 16;
 pub const HEADER_CRC_OFFSET: usize = 52;
 /// `flags` bit of a descriptor: the entry has a load address in `target`.
 pub const FLAG_HAS_TARGET: u8 = 1;
+/// `compat_flags` bit of a file of minor version ≥ 2: the container is signed (spec §14). It announces the
+/// signature; it proves nothing (an attacker clears it as easily as they strip the signature), so whether a
+/// signature is required is the verifier's policy, never the file's.
+pub const COMPAT_SIGNED: u64 = 1;
+/// The name of the signature entry (spec §14): the last entry of a signed container.
+pub const SIGNATURE_ENTRY_NAME: &str = "tpack.signature";
+/// The alignment of the signature entry (spec §14), pinned so that the signed bytes leave a writer no choice.
+pub const SIGNATURE_ALIGNMENT: u32 = 8;
+/// The prefix of the metadata keys reserved for the signed attributes, in files of minor version ≥ 2.
+pub const SIGNATURE_KEY_PREFIX: &str = "tpack.sig.";
+/// Length of a SHA-256 digest, of an entry's digest in the signature entry, and of a key id.
+pub const DIGEST_LEN: usize = 32;
+/// Length of the signed message `M` (spec §14): the domain, then two SHA-256 digests.
+pub const SIGNED_MESSAGE_LEN: usize = 80;
+/// The first 16 bytes of the signed message: no tpack signature is a valid signature of anything else.
+pub const SIGNATURE_DOMAIN: [u8; 16] = *b"tpack signed v1\0";
 /// Incompatible-feature bits this reader implements (none in 1.0).
 pub(crate) const KNOWN_INCOMPAT_FLAGS: u64 = 0;
 
@@ -458,6 +474,9 @@ dtypes! {
     F6E2M3 = 53, "F6E2M3", Packing::Block { block_elems: 4, block_bytes: 3 };
     /// OCP FP6 E3M2 (format 1.1): four elements in three bytes.
     F6E3M2 = 54, "F6E3M2", Packing::Block { block_elems: 4, block_bytes: 3 };
+    /// The signature of a signed container (format 1.2, spec §14): the entries' digests, then the signature;
+    /// bytes, rank 1. Only the signing writers write it.
+    SIGNATURE = 55, "SIGNATURE", Packing::Bytes;
 }
 
 codes! {
@@ -569,6 +588,7 @@ impl Dtype {
         match self.0 {
             1..=19 => Some(0),
             20..=43 | 48..=54 => Some(1),
+            55 => Some(2),
             _ => None,
         }
     }

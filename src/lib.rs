@@ -41,6 +41,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod auth;
 pub mod checksum;
 mod error;
 #[cfg(feature = "std")]
@@ -51,13 +52,15 @@ mod meta_value;
 #[cfg(feature = "std")]
 mod name_index;
 mod read;
+#[cfg(feature = "sign")]
+pub mod sign;
 pub mod stream;
 pub mod write;
 
 /// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
 /// version).
 pub use embedded_io;
-pub use error::{Error, ErrorContext, Rule, ShapeError};
+pub use error::{Error, ErrorContext, Rule, ShapeError, SignedAttribute};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType, Packing};

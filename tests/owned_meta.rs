@@ -46,6 +46,18 @@ fn every_value_of_every_vector_round_trips() {
             values += 1;
         }
         for (key, value) in &owned {
+            // The signed attributes are the signing writer's own: a plain writer refuses them (R54).
+            if key.starts_with("tpack.sig.") {
+                let refused = builder.metadata(key, value.as_value()).unwrap_err();
+                assert!(
+                    matches!(refused, tpack::write::WriteError::Format(e) if e.rule() == Rule::SignedFlag)
+                );
+                builder = Builder::new();
+                for (key, value) in owned.iter().filter(|(k, _)| !k.starts_with("tpack.sig.")) {
+                    builder.metadata(key, value.as_value()).unwrap();
+                }
+                break;
+            }
             builder.metadata(key, value.as_value()).unwrap();
         }
         let rewritten = builder.finish().unwrap();
@@ -53,6 +65,7 @@ fn every_value_of_every_vector_round_trips() {
         let original: Vec<_> = container
             .metadata()
             .iter()
+            .filter(|(k, _)| !k.starts_with("tpack.sig."))
             .filter_map(|(k, v)| Some((k, OwnedMetaValue::try_from(v).ok()?)))
             .collect();
         let copied: Vec<_> =

@@ -13,6 +13,9 @@ fn validate(bytes: &[u8]) -> Result<(), Error> {
 
 fn check(rule: Rule) {
     validate(&cases::valid_cases()[0].bytes).expect("the base model is valid");
+    if rule.number() >= 58 {
+        return check_verification(rule);
+    }
     let cases: Vec<_> = cases::invalid_cases().iter().filter(|c| c.rule == Some(rule)).collect();
     assert!(!cases.is_empty(), "no case for {rule}");
     for case in cases {
@@ -21,6 +24,19 @@ fn check(rule: Rule) {
         // Display names the rule, so a user can look it up in the spec.
         assert!(err.to_string().starts_with(rule.id()), "{err}");
     }
+}
+
+/// The verification rules (R58–R64, spec §14) judge a valid container against a key set and a policy: every
+/// vector check that expects `rule` gets it, attacks included.
+fn check_verification(rule: Rule) {
+    let mut seen = 0;
+    for case in cases::valid_cases() {
+        for check in case.checks.iter().filter(|c| c.verdict == Some(rule)) {
+            assert_eq!(cases::signature::verdict(&case.bytes, check), Some(rule), "{}: {check:?}", case.name);
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no verification vector for {rule}");
 }
 
 macro_rules! rule_tests {
@@ -91,6 +107,17 @@ rule_tests! {
     r51_extension_layout => ExtensionLayout,
     r52_block_geometry => BlockGeometry,
     r53_missing_geometry => MissingGeometry,
+    r54_signed_flag => SignedFlag,
+    r55_signature_entry => SignatureEntry,
+    r56_signature_meta => SignatureMeta,
+    r57_signature_length => SignatureLength,
+    r58_signature_required => SignatureRequired,
+    r59_unknown_key => UnknownKey,
+    r60_algorithm_mismatch => AlgorithmMismatch,
+    r61_subject_mismatch => SubjectMismatch,
+    r62_rollback => Rollback,
+    r63_bad_signature => BadSignature,
+    r64_entry_digest => EntryDigest,
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use support::{cases, json::decode};
+use support::{cases, cases::signature, json::decode};
 use tpack::{Container, Dtype, Error};
 
 fn vectors_dir() -> PathBuf {
@@ -31,14 +31,35 @@ fn manifest() -> Value {
         .map(|case| match case.rule {
             None => {
                 let container = validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-                json!({"file": file_of(case), "valid": true, "description": case.description,
-                       "decoding": decode(&container)})
+                let mut vector = json!({"file": file_of(case), "valid": true, "description": case.description,
+                       "decoding": decode(&container)});
+                if !case.checks.is_empty() {
+                    vector["verifications"] = case.checks.iter().map(check_json).collect();
+                }
+                vector
             }
             Some(rule) => json!({"file": file_of(case), "valid": false, "rule": rule.id(),
                                  "description": case.description}),
         })
         .collect();
     json!({"format": "tpack", "version": [tpack::format::VERSION_MAJOR, tpack::format::VERSION_MINOR], "vectors": vectors})
+}
+
+/// A verification of the manifest (the conformance kit's protocol): the key set, the policy, the verdict.
+fn check_json(check: &cases::signature::Check) -> Value {
+    let keys: Vec<Value> = check
+        .keys
+        .iter()
+        .map(|k| {
+            json!({"algorithm": k.algorithm.code(), "public_key": k.public_key.as_deref().map(support::json::hex),
+                   "key_id": support::json::hex(&k.key_id), "subject": k.subject})
+        })
+        .collect();
+    json!({
+        "keys": keys,
+        "policy": {"require_signature": check.require, "min_counter": check.min_counter, "subject": check.subject},
+        "verdict": check.verdict.map_or("ok", |r| r.id()),
+    })
 }
 
 #[test]
@@ -114,12 +135,30 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
 fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
     let all: Vec<_> = cases::all().collect();
     for rule in tpack::Rule::ALL {
-        assert!(all.iter().any(|c| c.rule == Some(*rule)), "no vector for {rule}");
+        let verified = all.iter().flat_map(|c| &c.checks).any(|check| check.verdict == Some(*rule));
+        assert!(all.iter().any(|c| c.rule == Some(*rule)) || verified, "no vector for {rule}");
     }
     let all_dtypes = all.iter().find(|c| c.name == "all-dtypes-1-1").unwrap();
     let c = Container::parse(&all_dtypes.bytes).unwrap();
-    for dtype in tpack::Dtype::ALL {
+    // The signature dtype (format 1.2) is in every signed vector; it is written only by the signing writers.
+    for dtype in tpack::Dtype::ALL.iter().filter(|d| **d != Dtype::SIGNATURE) {
         assert!(c.entries().any(|e| e.dtype() == *dtype), "{dtype:?}");
+    }
+    assert!(all.iter().any(|c| Container::parse(&c.bytes).is_ok_and(|c| c.signed_attributes().is_some())));
+}
+
+/// Every verification the manifest lists gives its verdict, attacks included (spec §14).
+#[test]
+fn signature_verdicts_hold() {
+    for case in cases::valid_cases() {
+        for check in &case.checks {
+            assert_eq!(
+                cases::signature::verdict(&case.bytes, check),
+                check.verdict,
+                "{}: {check:?}",
+                case.name
+            );
+        }
     }
 }
 
@@ -166,7 +205,8 @@ fn valid_vectors_are_what_the_writers_produce() {
     /// Valid vectors that no writer produces: a minor-1 header extension of an unknown tag (a writer writes
     /// the lowest minor the content needs, here 0), and empty extension items (a writer writes a geometry
     /// item only with records in it, and no item of another tag).
-    const NOT_CANONICAL: &[&str] = &["header-extension", "extension-empty-items"];
+    /// And compat bit 0 in a minor-0 file: since 1.2 it is `SIGNED`, which the writers set only when signing.
+    const NOT_CANONICAL: &[&str] = &["header-extension", "extension-empty-items", "compat-flags-minor-0"];
     use support::sinks::{MemSink, PipeSink};
     use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
@@ -179,23 +219,57 @@ fn valid_vectors_are_what_the_writers_produce() {
         if cfg!(miri) && case.bytes.len() > 16 * 1024 {
             continue; // The 64 KiB alignment vector: minutes under Miri, and nothing new for it to check.
         }
+        // A signed vector is written again with its own test key, unless it was tampered with after signing.
+        let signer = c.signed_attributes().map(|a| {
+            let keys = [signature::test_key(1), signature::test_key(2), signature::test_p256_key()];
+            let key = keys.into_iter().find(|k| &k.public().key_id() == a.key_id);
+            let options = tpack::sign::SignOptions {
+                counter: a.counter,
+                subject: a.subject.map(str::to_owned),
+                embed_public_key: a.public_key.is_some(),
+            };
+            (key, options)
+        });
+        let signer = match signer {
+            None => None,
+            Some((Some(key), options)) => {
+                let check = signature::Check {
+                    keys: vec![signature::trust(&key)],
+                    require: true,
+                    min_counter: 0,
+                    subject: None,
+                    verdict: None,
+                };
+                if signature::verdict(&case.bytes, &check).is_some() {
+                    continue;
+                }
+                Some((key, options))
+            }
+            Some((None, _)) => continue,
+        };
+        let signed = signer.is_some();
         let mut seek = SeekWriter::new(MemSink::default(), VecBookkeeping);
         let mut pipe = StreamWriter::new(PipeSink::default(), VecBookkeeping);
-        seek.set_compat_flags(c.compat_flags());
-        pipe.set_compat_flags(c.compat_flags());
+        seek.set_compat_flags(c.compat_flags() & !tpack::format::COMPAT_SIGNED);
+        pipe.set_compat_flags(c.compat_flags() & !tpack::format::COMPAT_SIGNED);
+        if let Some((key, options)) = &signer {
+            seek.sign(key, options).unwrap();
+            pipe.sign(key, options).unwrap();
+        }
         let shapes: Vec<_> = c.entries().map(|e| e.shape()).collect();
-        for (e, shape) in c.entries().zip(&shapes) {
+        let own = |e: &tpack::Entry<'_>| !(signed && e.dtype() == Dtype::SIGNATURE);
+        for (e, shape) in c.entries().zip(&shapes).filter(|(e, _)| own(e)) {
             let mut d = EntryDecl::new(e.name(), e.dtype(), shape.dims()).with_alignment(e.alignment());
             d.target = e.target();
             seek.declare(d).unwrap();
             pipe.declare(d).unwrap();
         }
         // Values read from one container are written to another as they are: one `MetaValue` type.
-        for (k, v) in c.metadata() {
+        for (k, v) in c.metadata().iter().filter(|(k, _)| !(signed && k.starts_with("tpack.sig."))) {
             seek.metadata(k, v).unwrap();
             pipe.metadata(k, v).unwrap();
         }
-        for e in c.entries() {
+        for e in c.entries().filter(own) {
             seek.write_entry(e.payload()).unwrap();
             pipe.write_entry(e.payload()).unwrap();
         }

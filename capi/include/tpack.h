@@ -202,6 +202,9 @@
 // Dtype `F6E3M2` (spec §4.1).
 #define TPACK_DTYPE_F6E3M2 54
 
+// Dtype `SIGNATURE` (spec §4.1, §14): a signed container's last entry.
+#define TPACK_DTYPE_SIGNATURE 55
+
 // Metadata type `u64` (spec §7.1).
 #define TPACK_META_U64 1
 

@@ -105,6 +105,8 @@ pub const TPACK_DTYPE_F4E2M1: u16 = 52;
 pub const TPACK_DTYPE_F6E2M3: u16 = 53;
 /// Dtype `F6E3M2` (spec §4.1).
 pub const TPACK_DTYPE_F6E3M2: u16 = 54;
+/// Dtype `SIGNATURE` (spec §4.1, §14): a signed container's last entry.
+pub const TPACK_DTYPE_SIGNATURE: u16 = 55;
 /// Metadata type `u64` (spec §7.1).
 pub const TPACK_META_U64: u8 = 1;
 /// Metadata type `i64` (spec §7.1).
@@ -210,6 +212,7 @@ pub(crate) const DTYPE_CONSTANTS: &[(u16, Dtype)] = &[
     (TPACK_DTYPE_F4E2M1, Dtype::F4E2M1),
     (TPACK_DTYPE_F6E2M3, Dtype::F6E2M3),
     (TPACK_DTYPE_F6E3M2, Dtype::F6E3M2),
+    (TPACK_DTYPE_SIGNATURE, Dtype::SIGNATURE),
 ];
 
 /// As [`DTYPE_CONSTANTS`], for the metadata types.

@@ -12,7 +12,12 @@ mod metadata;
 mod names;
 mod nested;
 mod payloads;
+mod signature;
 mod verify;
+
+#[cfg(feature = "sign")]
+pub(crate) use signature::MAX_SUBJECT_LEN;
+pub(crate) use signature::{KEY_ALGORITHM, KEY_COUNTER, KEY_KEY_ID, KEY_PUBLIC_KEY, KEY_SUBJECT};
 
 use core::fmt;
 
@@ -24,6 +29,7 @@ use crate::format::{Descriptor, Dtype, Header, Packing};
 
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use metadata::{MetaIter, Metadata};
+pub(crate) use payloads::check_padding;
 pub use verify::{EntryVerification, Verification};
 
 /// A validated container borrowed from its bytes.
@@ -97,12 +103,14 @@ impl<'a> Container<'a> {
         })
     }
 
-    /// The group *metadata* of spec §12 on `sections`, completing `container`.
+    /// The groups *metadata* and *signature* of spec §12 on `sections`, completing `container`.
     fn check_metadata(container: Self, sections: &header::Sections<'a>) -> Result<Self, Error> {
         let header = sections.header;
         let metadata =
             metadata::check(sections.metadata, header.meta_count.get(), header.version_minor.get())?;
-        Ok(Container { metadata, ..container })
+        let container = Container { metadata, ..container };
+        signature::check(&container)?;
+        Ok(container)
     }
 
     /// The view of prefix `bytes` that [`Container::check_prefix`] accepted, without checking again: slices
@@ -137,7 +145,7 @@ impl<'a> Container<'a> {
 
     /// The prefix of a stream (spec §11.2), `bytes` from the container's first byte to at least the end of its
     /// metadata, for a `header` that R1–R12 accepted: the structural rules it can be checked for — R13, then
-    /// the groups *extension* to *payloads* (the first error), and the group *metadata* (its error kept apart,
+    /// the groups *extension* to *payloads* (the first error), and the groups *metadata* and *signature* (their error kept apart,
     /// since the group *nesting*, which comes before it, needs the payloads). The container it gives has no
     /// payloads or checksums: only its table, names and metadata may be read.
     pub(crate) fn check_prefix(

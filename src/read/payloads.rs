@@ -36,7 +36,7 @@ pub(super) fn check(table: &[Descriptor], section: Bounds) -> Result<(), Error> 
 }
 
 /// R37 for the padding `[start, end)` of a container's `bytes`.
-pub(super) fn check_padding(bytes: &[u8], start: u64, end: u64) -> Result<(), Error> {
+pub(crate) fn check_padding(bytes: &[u8], start: u64, end: u64) -> Result<(), Error> {
     let err = Error::PaddingNonZero { offset: start };
     let padding = slice(bytes, start, end.checked_sub(start).ok_or(err)?).ok_or(err)?;
     match padding.iter().position(|&b| b != 0) {

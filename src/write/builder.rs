@@ -92,6 +92,20 @@ impl Builder {
         Ok(self)
     }
 
+    /// Signs the container with `key` (feature `sign`; see [`crate::write::Writer::sign`]).
+    ///
+    /// # Errors
+    /// As [`crate::write::Writer::sign`].
+    #[cfg(feature = "sign")]
+    pub fn sign(
+        &mut self,
+        key: &crate::sign::SigningKey,
+        options: &crate::sign::SignOptions,
+    ) -> Result<&mut Self, WriteError<Infallible>> {
+        self.writer.sign(key, options)?;
+        Ok(self)
+    }
+
     /// Encodes the container.
     ///
     /// # Errors

@@ -64,6 +64,12 @@ impl<K: Bookkeeping> Plan<K> {
     }
 
     /// Number of entries declared.
+    /// The declared length of entry `entry` (`UNKNOWN_LENGTH` for an open-ended entry not yet closed).
+    #[cfg(feature = "sign")]
+    pub(super) fn declared_len(&self, entry: usize) -> Option<u64> {
+        self.ledger.descriptors.items().get(entry).map(|d| d.length.get())
+    }
+
     pub(super) fn entry_count(&self) -> usize {
         self.ledger.descriptors.items().len()
     }

@@ -16,7 +16,8 @@ use super::error::WriteError;
 use super::plan::Plan;
 use super::EntryDecl;
 use crate::checksum::Crc32;
-use crate::format::MAGIC;
+use crate::error::Error;
+use crate::format::{Dtype, COMPAT_SIGNED, MAGIC, SIGNATURE_ENTRY_NAME, SIGNATURE_KEY_PREFIX};
 use crate::layout::len_u64;
 use crate::meta_value::MetaValue;
 
@@ -108,6 +109,9 @@ pub struct Writer<S, K: Bookkeeping, M: Mode> {
     /// Payload bytes of `current` so far.
     written: u64,
     crc: Crc32,
+    /// The signing state, when [`Writer::sign`] was called.
+    #[cfg(feature = "sign")]
+    signing: Option<alloc::boxed::Box<crate::sign::state::Signing>>,
     mode: PhantomData<M>,
 }
 
@@ -136,6 +140,8 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             open: false,
             written: 0,
             crc: Crc32::new(),
+            #[cfg(feature = "sign")]
+            signing: None,
             mode: PhantomData,
         }
     }
@@ -155,9 +161,49 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
         result
     }
 
-    /// Sets the compatible-feature flags (none are defined in 1.0).
+    /// Sets the compatible-feature flags. Bit 0 (`SIGNED`, spec §14) is the writer's own: it is set by
+    /// [`Writer::sign`] and kept; setting it here without signing makes the first payload call fail with R54.
     pub fn set_compat_flags(&mut self, flags: u64) {
-        self.plan.compat_flags = flags;
+        let signed = self.plan.compat_flags & COMPAT_SIGNED;
+        self.plan.compat_flags = flags | signed;
+    }
+
+    /// Whether [`Writer::sign`] was called.
+    fn is_signing(&self) -> bool {
+        #[cfg(feature = "sign")]
+        return self.signing.is_some();
+        #[cfg(not(feature = "sign"))]
+        false
+    }
+
+    /// Signs the container with `key` (feature `sign`): declares the signed attributes of `options` as
+    /// metadata and sets the `SIGNED` flag now, and at the first payload call declares the signature entry
+    /// after every entry declared. Payloads are hashed as they are written; `finish` then writes the signature
+    /// entry — the entries' digests and the signature over the prefix and them — before the trailer. The file is
+    /// of format 1.2.
+    ///
+    /// # Errors
+    /// [`WriteError::AlreadyStarted`] after the first payload call; [`WriteError::Format`] with
+    /// [`Error::SignatureMeta`] for a subject that is not 1 to 255 bytes, and with [`Error::MetaDuplicateKey`]
+    /// (at the first payload call) if the writer was already signing.
+    #[cfg(feature = "sign")]
+    pub fn sign(
+        &mut self,
+        key: &crate::sign::SigningKey,
+        options: &crate::sign::SignOptions,
+    ) -> Result<(), WriteError<S::Error>> {
+        self.guard(|w| {
+            w.declaring()?;
+            let subject_len = options.subject.as_ref().map_or(1, alloc::string::String::len);
+            if !(1..=crate::read::MAX_SUBJECT_LEN).contains(&subject_len) {
+                let attribute = crate::error::SignedAttribute::Subject;
+                return Err(WriteError::Format(Error::SignatureMeta { attribute }));
+            }
+            crate::sign::state::declare_attributes(key, options, |k, v| w.plan.declare_metadata(k, &v))?;
+            w.plan.compat_flags |= COMPAT_SIGNED;
+            w.signing = Some(crate::sign::state::Signing::new(key));
+            Ok(())
+        })
     }
 
     /// Declares the next entry. Payloads are laid out in declaration order.
@@ -170,6 +216,11 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     pub fn declare(&mut self, entry: EntryDecl<'_>) -> Result<(), WriteError<S::Error>> {
         self.guard(|w| {
             w.declaring()?;
+            // The signature entry is the signing writer's own (spec §14): declared by `sign`, never by hand.
+            if entry.dtype == Dtype::SIGNATURE || entry.name == SIGNATURE_ENTRY_NAME {
+                let entry = u32::try_from(w.plan.entry_count()).unwrap_or(u32::MAX);
+                return Err(WriteError::Format(Error::SignatureEntry { entry }));
+            }
             w.plan.declare(&entry)
         })
     }
@@ -184,6 +235,10 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     pub fn metadata(&mut self, key: &str, value: MetaValue<'_>) -> Result<(), WriteError<S::Error>> {
         self.guard(|w| {
             w.declaring()?;
+            // The signed attributes are the signing writer's own (spec §14), whatever the minor version.
+            if key.starts_with(SIGNATURE_KEY_PREFIX) {
+                return Err(WriteError::Format(Error::SignedFlag));
+            }
             w.plan.declare_metadata(key, &value)
         })
     }
@@ -203,6 +258,10 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             return Ok(());
         }
         self.guard(|w| {
+            if w.plan.compat_flags & COMPAT_SIGNED != 0 && !w.is_signing() {
+                return Err(WriteError::Format(Error::SignedFlag));
+            }
+            w.declare_signature_entry()?;
             w.plan.seal()?;
             if M::PREFIX_FIRST {
                 let payload_end = w.plan.place_all()?;
@@ -253,8 +312,13 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             w.streaming()?;
             w.open_entry()?;
             w.plan.check_room(w.current, w.written, chunk.len())?;
+            w.user_entry()?;
             w.sink.write_all(chunk).map_err(WriteError::Io)?;
             w.crc.update(chunk);
+            #[cfg(feature = "sign")]
+            if let Some(signing) = &mut w.signing {
+                signing.update(chunk);
+            }
             w.written = w.written.saturating_add(len_u64(chunk.len()));
             w.cursor = w.cursor.saturating_add(len_u64(chunk.len()));
             Ok(())
@@ -270,11 +334,13 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
         self.start()?;
         self.guard(|w| {
             w.streaming()?;
+            w.user_entry()?;
             w.open_entry()?;
-            let crc = core::mem::take(&mut w.crc).finish();
-            w.plan.close(w.current, w.written, crc)?;
-            w.current = w.current.saturating_add(1);
-            w.open = false;
+            w.close_entry()?;
+            #[cfg(feature = "sign")]
+            if let Some(signing) = &mut w.signing {
+                signing.end_entry();
+            }
             Ok(())
         })
     }
@@ -286,6 +352,64 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     pub fn write_entry(&mut self, payload: &[u8]) -> Result<(), WriteError<S::Error>> {
         self.write(payload)?;
         self.end_entry()
+    }
+
+    /// Ends the current entry, whose payload is complete.
+    fn close_entry(&mut self) -> Result<(), WriteError<S::Error>> {
+        let crc = core::mem::take(&mut self.crc).finish();
+        self.plan.close(self.current, self.written, crc)?;
+        self.current = self.current.saturating_add(1);
+        self.open = false;
+        Ok(())
+    }
+
+    /// Refuses payload calls for the signature entry, which `finish` writes.
+    fn user_entry(&self) -> Result<(), WriteError<S::Error>> {
+        let signature_next = self.current.checked_add(1) == Some(self.plan.entry_count());
+        if self.is_signing() && signature_next {
+            return Err(WriteError::TooManyEntries);
+        }
+        Ok(())
+    }
+
+    /// Declares the signature entry after the others, when signing.
+    fn declare_signature_entry(&mut self) -> Result<(), WriteError<S::Error>> {
+        #[cfg(feature = "sign")]
+        if let Some(signing) = &self.signing {
+            let length = signing.signature_len(self.plan.entry_count()).ok_or(WriteError::TooLarge)?;
+            let shape = [length];
+            let decl = EntryDecl::new(SIGNATURE_ENTRY_NAME, Dtype::SIGNATURE, &shape)
+                .with_alignment(crate::format::SIGNATURE_ALIGNMENT);
+            self.plan.declare(&decl)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the signature entry, when signing and every other entry is written: the prefix is hashed as it
+    /// will be written (both modes write the same bytes), then the digests and the signature go out.
+    #[cfg(feature = "sign")]
+    fn write_signature(&mut self) -> Result<(), WriteError<S::Error>> {
+        use crate::auth::Sha256;
+        let signature_next = self.current.checked_add(1) == Some(self.plan.entry_count());
+        if self.signing.is_none() || !signature_next || self.open {
+            return Ok(());
+        }
+        self.open_entry()?;
+        let length = self.plan.declared_len(self.current).ok_or(WriteError::TooManyEntries)?;
+        let payload_end = self.cursor.checked_add(length).ok_or(WriteError::TooLarge)?;
+        let header = self.plan.header(payload_end)?;
+        let mut hasher = crate::auth::Sha256Software::default();
+        let _ = self.plan.emit_prefix(&header, &mut |b: &[u8]| -> Result<(), ()> {
+            hasher.update(b);
+            Ok(())
+        });
+        let payload =
+            self.signing.as_ref().map(|s| s.signature_payload(&hasher.finish())).unwrap_or_default();
+        self.sink.write_all(&payload).map_err(WriteError::Io)?;
+        self.crc.update(&payload);
+        self.written = len_u64(payload.len());
+        self.cursor = self.cursor.saturating_add(self.written);
+        self.close_entry()
     }
 
     /// Bytes of the container written so far (the prefix, or the zeros standing in for it, included),
@@ -301,6 +425,8 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
         self.start()?;
         self.guard(|w| {
             w.streaming()?;
+            #[cfg(feature = "sign")]
+            w.write_signature()?;
             let declared = w.plan.entry_count();
             if w.current < declared || w.open {
                 let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);

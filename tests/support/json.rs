@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 use tpack::{Container, MetaValue};
 
-fn hex(bytes: &[u8]) -> String {
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -94,10 +94,28 @@ pub fn decode(container: &Container<'_>) -> Value {
             json!({"key": key, "type": type_name, "value": value})
         })
         .collect();
-    json!({
+    let mut decoding = json!({
         "version": [major, minor],
         "compat_flags": container.compat_flags(),
         "entries": entries,
         "metadata": metadata,
-    })
+    });
+    if let Some(signature) = signature_json(container) {
+        decoding["signature"] = signature;
+    }
+    decoding
+}
+
+/// The `signature` object of a signed container's decoding (spec §13): its attributes and the message `M`.
+pub fn signature_json(container: &Container<'_>) -> Option<Value> {
+    let attributes = container.signed_attributes()?;
+    let message = container.signed_message(&tpack::auth::SoftwareCrypto)?;
+    Some(json!({
+        "algorithm": attributes.algorithm_code,
+        "key": hex(attributes.key_id),
+        "counter": attributes.counter,
+        "subject": attributes.subject,
+        "public_key": attributes.public_key.map(hex),
+        "message": hex(&message),
+    }))
 }

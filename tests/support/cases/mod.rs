@@ -21,6 +21,7 @@ mod r38_nesting;
 mod r40_metadata;
 mod r50_integrity;
 mod r51_extension;
+pub mod signature;
 
 use tpack::Rule;
 
@@ -34,10 +35,14 @@ pub struct Case {
     pub rule: Option<Rule>,
     pub description: &'static str,
     pub bytes: Vec<u8>,
+    /// For a valid container: verifications of its signature (spec §14) with a key set and a policy, and the
+    /// verdict each must give.
+    pub checks: Vec<signature::Check>,
 }
 
 /// Built once per test binary: under Miri, building them for every test would dominate the run.
-static VALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(valid::cases);
+static VALID: std::sync::LazyLock<Vec<Case>> =
+    std::sync::LazyLock::new(|| valid::cases().into_iter().chain(signature::valid_cases()).collect());
 static INVALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(|| {
     let groups = [
         r01_header::cases,
@@ -49,6 +54,7 @@ static INVALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(|| {
         r33_payloads::cases,
         r38_nesting::cases,
         r40_metadata::cases,
+        signature::invalid_cases,
         r50_integrity::cases,
     ];
     let groups: Vec<Vec<Case>> = groups.iter().map(|group| group()).collect();

@@ -58,11 +58,11 @@ pub fn base() -> Raw {
 pub const CODE: usize = 3;
 
 pub fn valid(name: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case { name: name.to_owned(), rule: None, description, bytes }
+    Case { name: name.to_owned(), rule: None, description, bytes, checks: Vec::new() }
 }
 
 pub fn invalid(rule: Rule, slug: &str, description: &'static str, bytes: Vec<u8>) -> Case {
-    Case { name: format!("{}-{slug}", rule.id()), rule: Some(rule), description, bytes }
+    Case { name: format!("{}-{slug}", rule.id()), rule: Some(rule), description, bytes, checks: Vec::new() }
 }
 
 /// Encodes `base()` after `edit` has changed the model.
@@ -207,10 +207,10 @@ pub fn base_1_1() -> Raw {
     }
 }
 
-/// Makes `raw` a file of minor version 2, newer than this crate's reader, with the geometry records a 1.1
+/// Makes `raw` a file of minor version 3, newer than this crate's reader, with the geometry records a 1.1
 /// writer would give its block entries, so that it breaks no 1.1 rule (R53) by being newer.
-pub fn as_minor_2(raw: &mut Raw) {
-    raw.minor = 2;
+pub fn as_minor_3(raw: &mut Raw) {
+    raw.minor = 3;
     raw.extension = geometry_of(&raw.entries);
 }
 

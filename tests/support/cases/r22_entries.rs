@@ -45,12 +45,12 @@ pub fn cases() -> Vec<Case> {
         invalid(
             ShapeOverflow,
             "unknown-dtype",
-            "a minor-2 file with an entry of dtype 77 (unknown, so skippable) and shape [2^63, 4]: the element \
+            "a minor-3 file with an entry of dtype 77 (unknown, so skippable) and shape [2^63, 4]: the element \
              count wraps u64, which R25 forbids for every entry, whatever its dtype",
             model(|r| {
                 r.entries[0].dtype = 77;
                 r.entries[0].dims[..2].copy_from_slice(&[1 << 63, 4]);
-                as_minor_2(r);
+                as_minor_3(r);
             }),
         ),
         invalid(
@@ -168,7 +168,7 @@ fn format_1_1() -> Vec<Case> {
         invalid(
             ShapeOverflow,
             "unknown-dtype-record-bytes",
-            "a minor-2 file with dtype 98, recorded as 1 element of 2^31 bytes, and shape [2^33]: the byte length \
+            "a minor-3 file with dtype 98, recorded as 1 element of 2^31 bytes, and shape [2^33]: the byte length \
              that the record gives wraps u64",
             newer_with_record((98, 1, 1 << 31), &[1 << 33], Vec::new()),
         ),
@@ -181,7 +181,7 @@ fn format_1_1() -> Vec<Case> {
         invalid(
             BlockShape,
             "unknown-dtype-record",
-            "a minor-2 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, and shape [48]",
+            "a minor-3 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, and shape [48]",
             newer_with_record((99, 32, 10), &[48], vec![0; 15]),
         ),
         invalid(
@@ -195,7 +195,7 @@ fn format_1_1() -> Vec<Case> {
         invalid(
             LengthMismatch,
             "unknown-dtype-record",
-            "a minor-2 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, shape [64] and 19 bytes",
+            "a minor-3 file with dtype 99, recorded as blocks of 32 elements in 10 bytes, shape [64] and 19 bytes",
             newer_with_record((99, 32, 10), &[64], vec![0; 19]),
         ),
         invalid(
@@ -218,10 +218,10 @@ fn format_1_1() -> Vec<Case> {
         ),
         invalid(
             MissingGeometry,
-            "minor-2",
-            "a minor-2 file of the 1.1 model with no header extension: R53 holds for every minor from 1",
+            "minor-3",
+            "a minor-3 file of the 1.1 model with no header extension: R53 holds for every minor from 1",
             model_1_1(|r| {
-                r.minor = 2;
+                r.minor = 3;
                 r.extension.clear();
             }),
         ),
@@ -233,10 +233,10 @@ fn without(records: &[(u16, u32, u32)], dtype: Dtype) -> Vec<(u16, u32, u32)> {
     records.iter().copied().filter(|r| r.0 != dtype.code()).collect()
 }
 
-/// A minor-2 file with one entry of the code that `record` describes, of shape `dims` and payload `data`.
+/// A minor-3 file with one entry of the code that `record` describes, of shape `dims` and payload `data`.
 fn newer_with_record(record: (u16, u32, u32), dims: &[u64], data: Vec<u8>) -> Vec<u8> {
     Raw {
-        minor: 2,
+        minor: 3,
         extension: geometry(&[record]),
         entries: vec![RawEntry { dtype: record.0, ..RawEntry::new("future", Dtype::U8, dims, data) }],
         ..Raw::default()

@@ -67,6 +67,12 @@ pub fn cases() -> Vec<Case> {
             "a nested 1.1 container with block dtypes and no header extension (R53 inside)",
             of_entries_1_1(vec![container("sub", model_1_1(|r| r.extension.clear()))]),
         ),
+        invalid(
+            NestedInvalid,
+            "inner-R55",
+            "a nested signed container whose signature entry is aligned to 16 (R55 inside)",
+            super::signature::nested_signature_entry_misaligned(),
+        ),
     ]
 }
 

@@ -57,7 +57,7 @@ pub fn cases() -> Vec<Case> {
         invalid(
             MetaBounds,
             "unknown-type-value-past-pool-inline-value",
-            "a minor-2 record of unknown type whose value runs past the pool (R40) and whose inline value is 9 \
+            "a minor-3 record of unknown type whose value runs past the pool (R40) and whose inline value is 9 \
              (R47): the zero inline value is checked after the value's R40 and R41, as for a known pool type",
             of_unknown_type(|m| {
                 m.value = 9;
@@ -172,13 +172,13 @@ pub fn cases() -> Vec<Case> {
         invalid(
             MetaValueShape,
             "unknown-type-reserved",
-            "a minor-2 record of unknown type with its reserved byte set",
+            "a minor-3 record of unknown type with its reserved byte set",
             of_unknown_type(|m| m.reserved = 1),
         ),
         invalid(
             MetaValueShape,
             "unknown-type-inline-value",
-            "a minor-2 record of unknown type with a non-zero inline value",
+            "a minor-3 record of unknown type with a non-zero inline value",
             of_unknown_type(|m| m.value = 9),
         ),
         // R48
@@ -326,12 +326,12 @@ fn format_1_1() -> Vec<Case> {
         invalid(MetaBool, "bool-array", "a bool[] element of 2", meta_1_1("t.bool[]", |m| m.bytes[1] = 2)),
         invalid(
             MetaBool,
-            "bool-array-minor-2",
-            "a bool[] element of 2 in a minor-2 file: the 1.1 types are defined in every file of minor 1 and later, \
+            "bool-array-minor-3",
+            "a bool[] element of 2 in a minor-3 file: the 1.1 types are defined in every file of minor 1 and later, \
              so a 1.1 reader checks them there too (not opaque bytes)",
             {
                 let mut raw = base_1_1();
-                as_minor_2(&mut raw);
+                as_minor_3(&mut raw);
                 raw.meta.iter_mut().find(|m| m.key == b"t.bool[]").unwrap().bytes[1] = 2;
                 raw.encode()
             },
@@ -373,10 +373,10 @@ fn meta_1_1(key: &str, edit: impl FnOnce(&mut RawMeta)) -> Vec<u8> {
     model_1_1(|r| edit(r.meta.iter_mut().find(|m| m.key == key.as_bytes()).unwrap()))
 }
 
-/// The base model as a minor-2 file whose `blob` record has type 77, unknown to a 1.1 reader, then `edit`.
+/// The base model as a minor-3 file whose `blob` record has type 77, unknown to a 1.2 reader, then `edit`.
 fn of_unknown_type(edit: impl FnOnce(&mut RawMeta)) -> Vec<u8> {
     model(|r| {
-        as_minor_2(r);
+        as_minor_3(r);
         r.meta[5].value_type = 77;
         edit(&mut r.meta[5]);
     })

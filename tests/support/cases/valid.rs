@@ -40,7 +40,8 @@ pub fn cases() -> Vec<Case> {
             "all-dtypes-1-1",
             "a minor-1 file with one entry of every dtype of format 1.1, and the geometry of each block dtype",
             {
-                let entries: Vec<RawEntry> = Dtype::ALL.iter().map(one_of).collect();
+                let entries: Vec<RawEntry> =
+                    Dtype::ALL.iter().filter(|d| d.since_minor() == Some(1) || d.since_minor() == Some(0)).map(one_of).collect();
                 Raw { minor: 1, extension: geometry_of(&entries), entries, ..Raw::default() }.encode()
             },
         ),
@@ -105,11 +106,11 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "newer-minor",
-            "a file of minor version 2, newer than the spec: an extension item of an unknown tag, an unknown dtype and an unknown metadata type are skipped, compat flags kept",
+            "a file of minor version 3, newer than the spec: an extension item of an unknown tag, an unknown dtype and an unknown metadata type are skipped, compat flags kept",
             Raw {
-                minor: 2,
+                minor: 3,
                 extension: extension_item(0x7000_0001, &[]),
-                compat: 0x8000_0000_0000_0001,
+                compat: 0x8000_0000_0000_0002,
                 entries: vec![
                     RawEntry::new("known", Dtype::U16, &[2], vec![1, 0, 2, 0]),
                     RawEntry { dtype: 200, ..RawEntry::new("future", Dtype::U8, &[3, 3], pattern(5, 1)) },
@@ -124,9 +125,9 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "unknown-code-0-newer-minor",
-            "a minor-2 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
+            "a minor-3 file with dtype code 0 and metadata type 0: undefined codes, kept and skipped",
             Raw {
-                minor: 2,
+                minor: 3,
                 entries: vec![RawEntry { dtype: 0, ..RawEntry::new("zero.dtype", Dtype::U8, &[2], vec![1, 2]) }],
                 meta: vec![RawMeta { value_type: 0, ..RawMeta::pooled("zero.type", MetaType::BYTES, vec![7]) }],
                 ..Raw::default()
@@ -152,11 +153,11 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "nested-newer-minor",
-            "a minor-0 container nesting a minor-2 container with an unknown dtype: each header governs its own container",
+            "a minor-0 container nesting a minor-3 container with an unknown dtype: each header governs its own container",
             of_entries(vec![container(
                 "inner",
                 Raw {
-                    minor: 2,
+                    minor: 3,
                     entries: vec![RawEntry { dtype: 300, ..RawEntry::new("future", Dtype::U8, &[4], vec![1, 2, 3]) }],
                     ..Raw::default()
                 }
@@ -189,7 +190,7 @@ pub fn cases() -> Vec<Case> {
         ),
         valid(
             "unknown-dtype-with-geometry",
-            "a minor-2 file with dtypes 98 and 99, unknown to a 1.1 reader, whose geometry records (1 × 3 bytes, \
+            "a minor-3 file with dtypes 98 and 99, unknown to a 1.2 reader, whose geometry records (1 × 3 bytes, \
              32 elements in 10 bytes) let the reader check their lengths",
             {
                 let entries = vec![
@@ -198,7 +199,7 @@ pub fn cases() -> Vec<Case> {
                     RawEntry { dtype: 99, ..RawEntry::new("future.block", Dtype::U8, &[2, 64], pattern(40, 3)) },
                 ];
                 Raw {
-                    minor: 2,
+                    minor: 3,
                     extension: geometry(&[(26, 256, 144), (98, 1, 3), (99, 32, 10)]),
                     entries,
                     ..Raw::default()
@@ -231,7 +232,7 @@ pub fn cases() -> Vec<Case> {
         valid(
             "extension-empty-items",
             "a minor-1 file whose header extension is an empty block geometry item (no records) and an empty \
-             item of tag 5, unknown to a 1.1 reader: both are well formed (a canonical writer writes neither)",
+             item of tag 5, unknown to a 1.2 reader: both are well formed (a canonical writer writes neither)",
             Raw {
                 minor: 1,
                 entries: vec![RawEntry::new("z", Dtype::C64, &[1], f32s(2))],
@@ -241,12 +242,12 @@ pub fn cases() -> Vec<Case> {
             .encode(),
         ),
         valid(
-            "format-1-1-as-minor-2",
-            "the minor-1 model of format-1-1 as a minor-2 file: the 1.1 dtypes and metadata types are defined in \
+            "format-1-1-as-minor-3",
+            "the minor-1 model of format-1-1 as a minor-3 file: the 1.1 dtypes and metadata types are defined in \
              every file of minor 1 and later, so a 1.1 reader decodes them by their types, not as unknown codes",
             {
                 let mut raw = base_1_1();
-                as_minor_2(&mut raw);
+                as_minor_3(&mut raw);
                 raw.encode()
             },
         ),

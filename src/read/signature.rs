@@ -1,0 +1,109 @@
+//! The group *signature* (R54–R57, spec §12, §14): in a file of minor version ≥ 2, the `SIGNED` flag, the
+//! signature entry and the signed attributes agree, and each has its pinned shape. Only the structure is checked
+//! here; whether the signature is genuine is [`crate::auth`]'s question, asked with a key set and a policy.
+
+use super::Container;
+use crate::auth::Algorithm;
+use crate::error::{Error, SignedAttribute};
+use crate::format::{
+    is_newer_minor, Dtype, COMPAT_SIGNED, DIGEST_LEN, FLAG_HAS_TARGET, SIGNATURE_ALIGNMENT,
+    SIGNATURE_ENTRY_NAME, SIGNATURE_KEY_PREFIX,
+};
+use crate::layout::len_u64;
+use crate::meta_value::MetaValue;
+
+/// The signed attributes' keys, in the order R56 checks them.
+pub(crate) const KEY_ALGORITHM: &str = "tpack.sig.alg";
+pub(crate) const KEY_KEY_ID: &str = "tpack.sig.key";
+pub(crate) const KEY_COUNTER: &str = "tpack.sig.counter";
+pub(crate) const KEY_SUBJECT: &str = "tpack.sig.subject";
+pub(crate) const KEY_PUBLIC_KEY: &str = "tpack.sig.pubkey";
+/// Longest signed subject, in bytes.
+pub(crate) const MAX_SUBJECT_LEN: usize = 255;
+
+/// R54, R55, R56, R57 for `container`, whose metadata the group *metadata* accepted.
+pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
+    let minor = container.header.version_minor.get();
+    if minor < 2 {
+        // Before 1.2 nothing is reserved: the dtype is undefined (R22) and the keys are plain metadata.
+        return Ok(());
+    }
+    let flagged = container.compat_flags() & COMPAT_SIGNED != 0;
+    let has_entry = container.entries().any(|e| e.dtype() == Dtype::SIGNATURE);
+    let has_keys = container.metadata.iter().any(|(key, _)| key.starts_with(SIGNATURE_KEY_PREFIX));
+    if flagged != has_entry || (has_keys && !flagged) {
+        return Err(Error::SignedFlag);
+    }
+    let last = container.len().checked_sub(1);
+    for entry in container.entries() {
+        let is_signature = entry.dtype() == Dtype::SIGNATURE;
+        let named = entry.name() == SIGNATURE_ENTRY_NAME;
+        let misshapen = Some(entry.position()) != last
+            || !named
+            || entry.descriptor().flags & FLAG_HAS_TARGET != 0
+            || entry.alignment() != SIGNATURE_ALIGNMENT;
+        if named != is_signature || (is_signature && misshapen) {
+            return Err(Error::SignatureEntry { entry: position_u32(entry.position()) });
+        }
+    }
+    let Some(last) = last.and_then(|last| container.entry(last)).filter(|_| flagged) else {
+        return Ok(());
+    };
+    let algorithm = attributes(container, minor)?;
+    // R57: the digests of the other entries, then the signature.
+    let digests = len_u64(last.position()).checked_mul(len_u64(DIGEST_LEN));
+    let entry = position_u32(last.position());
+    let fits = match (algorithm, digests) {
+        (Some(algorithm), Some(digests)) => {
+            let expected = digests.checked_add(len_u64(algorithm.signature_len()));
+            (expected == Some(last.byte_len()), expected.unwrap_or(u64::MAX))
+        }
+        (None, Some(digests)) => (last.byte_len() > digests, digests),
+        (_, None) => (false, u64::MAX),
+    };
+    match fits {
+        (true, _) => Ok(()),
+        (false, expected) => Err(Error::SignatureLength { entry, expected }),
+    }
+}
+
+/// R56 for a flagged container: each signed attribute in turn, then the keys this version does not define.
+/// Returns the algorithm, `None` for one of a newer minor.
+fn attributes(container: &Container<'_>, minor: u16) -> Result<Option<Algorithm>, Error> {
+    let meta = container.metadata;
+    let fault = |attribute| Error::SignatureMeta { attribute };
+    let Some(MetaValue::U64(code)) = meta.get(KEY_ALGORITHM) else {
+        return Err(fault(SignedAttribute::Algorithm));
+    };
+    let algorithm = Algorithm::from_code(code);
+    if algorithm.is_none() && !is_newer_minor(minor) {
+        return Err(fault(SignedAttribute::Algorithm));
+    }
+    if !matches!(meta.get(KEY_KEY_ID), Some(MetaValue::Bytes(id)) if id.len() == DIGEST_LEN) {
+        return Err(fault(SignedAttribute::KeyId));
+    }
+    if !matches!(meta.get(KEY_COUNTER), Some(MetaValue::U64(_))) {
+        return Err(fault(SignedAttribute::Counter));
+    }
+    match meta.get(KEY_SUBJECT) {
+        None => {}
+        Some(MetaValue::String(s)) if (1..=MAX_SUBJECT_LEN).contains(&s.len()) => {}
+        Some(_) => return Err(fault(SignedAttribute::Subject)),
+    }
+    match (meta.get(KEY_PUBLIC_KEY), algorithm) {
+        (None, _) | (Some(MetaValue::Bytes(_)), None) => {}
+        (Some(MetaValue::Bytes(key)), Some(algorithm)) if key.len() == algorithm.public_key_len() => {}
+        (Some(_), _) => return Err(fault(SignedAttribute::PublicKey)),
+    }
+    let defined = [KEY_ALGORITHM, KEY_KEY_ID, KEY_COUNTER, KEY_SUBJECT, KEY_PUBLIC_KEY];
+    let undefined =
+        meta.iter().any(|(key, _)| key.starts_with(SIGNATURE_KEY_PREFIX) && !defined.contains(&key));
+    if undefined && !is_newer_minor(minor) {
+        return Err(fault(SignedAttribute::Unknown));
+    }
+    Ok(algorithm)
+}
+
+fn position_u32(position: usize) -> u32 {
+    u32::try_from(position).unwrap_or(u32::MAX)
+}
