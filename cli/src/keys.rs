@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use tpack::auth::Algorithm;
-use tpack::sign::{SigningKey, VerifyingKey};
+use tpack::sign::SigningKey;
 
 use crate::error::{CliError, Result};
 
@@ -14,6 +14,7 @@ pub(crate) fn algorithm_name(algorithm: Algorithm) -> &'static str {
     match algorithm {
         Algorithm::Ed25519 => "Ed25519",
         Algorithm::EcdsaP256 => "ECDSA P-256",
+        _ => "an algorithm this tool does not know",
     }
 }
 
@@ -40,16 +41,14 @@ fn read_pem(path: &Path) -> Result<String> {
 ///
 /// # Errors
 /// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is no unencrypted PKCS#8
-/// Ed25519 or P-256 private key, with what it is instead when that can be told.
+/// Ed25519 or P-256 private key (or SEC1 P-256 key), with what it is instead when that can be told.
 pub(crate) fn private_key(path: &Path) -> Result<SigningKey> {
     let pem = read_pem(path)?;
-    SigningKey::from_pkcs8_pem(&pem).map_err(|_| {
+    SigningKey::from_pem(&pem).map_err(|_| {
         let what = if pem.contains("-----BEGIN PUBLIC KEY-----") {
             "it is a public key; sign with the private key it was made from"
         } else if pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
             "it is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN.pem`)"
-        } else if pem.contains("-----BEGIN EC PRIVATE KEY-----") {
-            "it is in the old SEC1 form; convert it to PKCS#8 (`openssl pkey -in KEY -out PKCS8.pem`)"
         } else {
             "tpack signs with PKCS#8 PEM keys of Ed25519 or ECDSA P-256, as `tpack keygen` or `openssl genpkey` \
              writes them"
@@ -63,10 +62,8 @@ pub(crate) fn private_key(path: &Path) -> Result<SigningKey> {
 pub(crate) struct PublicKey {
     /// The file it came from, for messages.
     pub(crate) path: PathBuf,
-    /// Its algorithm.
-    pub(crate) algorithm: Algorithm,
-    /// The raw key (32 bytes Ed25519, 65 bytes uncompressed SEC1 P-256).
-    pub(crate) raw: Vec<u8>,
+    /// The key.
+    pub(crate) key: tpack::sign::PublicKey,
 }
 
 /// Reads the public key in `path`.
@@ -76,14 +73,13 @@ pub(crate) struct PublicKey {
 /// Ed25519 or P-256, saying how to get one from a private key.
 pub(crate) fn public_key(path: &Path) -> Result<PublicKey> {
     let pem = read_pem(path)?;
-    match VerifyingKey::from_public_key_pem(&pem) {
-        Ok(key) => Ok(PublicKey {
-            path: path.to_path_buf(),
-            algorithm: key.algorithm(),
-            raw: key.public_key().to_vec(),
-        }),
-        Err(_) => {
-            let what = if PRIVATE_LABELS.iter().any(|l| pem.contains(&format!("-----BEGIN {l}"))) {
+    let private = PRIVATE_LABELS.iter().any(|l| pem.contains(&format!("-----BEGIN {l}")));
+    match tpack::sign::PublicKey::from_pem(&pem) {
+        // A private key PEM reads as its public half too; a verifier is given public keys only, so that no
+        // private key is copied where it is not needed.
+        Ok(key) if !private => Ok(PublicKey { path: path.to_path_buf(), key }),
+        _ => {
+            let what = if private {
                 "it is a private key; pass its public key (`KEY.pem.pub` from `tpack keygen`, or \
                  `openssl pkey -in KEY.pem -pubout`)"
             } else if pem.contains("-----BEGIN PUBLIC KEY-----") {

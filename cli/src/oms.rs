@@ -35,12 +35,15 @@ pub(crate) struct OmsKey(p256::ecdsa::SigningKey);
 
 impl OmsKey {
     /// Reads a PKCS#8 PEM private key (as `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256`
-    /// writes it).
+    /// writes it), or a SEC1 one (`-----BEGIN EC PRIVATE KEY-----`).
     ///
     /// # Errors
     /// A sentence saying why `pem` is not an unencrypted PKCS#8 P-256 key.
     pub(crate) fn from_pkcs8_pem(pem: &str) -> Result<Self, String> {
-        p256::ecdsa::SigningKey::from_pkcs8_pem(pem).map(Self).map_err(|_| {
+        let key = p256::ecdsa::SigningKey::from_pkcs8_pem(pem)
+            .ok()
+            .or_else(|| p256::SecretKey::from_sec1_pem(pem).ok().map(p256::ecdsa::SigningKey::from));
+        key.map(Self).ok_or_else(|| {
             "it is not an unencrypted PKCS#8 ECDSA P-256 private key in PEM form (OMS bundles are signed with \
              P-256 only)"
                 .to_owned()

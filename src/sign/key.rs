@@ -127,7 +127,12 @@ impl SigningKey {
     /// [`KeyError::Encoding`] if encoding fails.
     pub fn to_pem(&self) -> Result<zeroize::Zeroizing<String>, KeyError> {
         let pem = match &self.secret {
-            Secret::Ed25519(key) => key.to_pkcs8_pem(LineEnding::LF),
+            // PKCS#8 v1 (the seed only), as `openssl genpkey` writes it: OpenSSL 3.0 refuses the v2 form
+            // (RFC 5958, with the public key) that ed25519-dalek writes by default.
+            Secret::Ed25519(key) => {
+                ed25519_dalek::pkcs8::KeypairBytes { secret_key: key.to_bytes(), public_key: None }
+                    .to_pkcs8_pem(LineEnding::LF)
+            }
             Secret::P256(key) => key.to_pkcs8_pem(LineEnding::LF),
         };
         pem.map_err(|_| KeyError::Encoding)

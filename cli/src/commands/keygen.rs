@@ -30,17 +30,16 @@ pub fn run(algorithm: Algorithm, output: &Path, force: bool) -> Result<String> {
     check_overwrite(&public, force)?;
     let key = SigningKey::generate(algorithm)
         .map_err(|e| CliError::input(format!("cannot make an {} key: {e}", algorithm_name(algorithm))))?;
-    let private_pem =
-        key.to_pkcs8_pem().map_err(|e| CliError::input(format!("cannot encode the key: {e}")))?;
+    let private_pem = key.to_pem().map_err(|e| CliError::input(format!("cannot encode the key: {e}")))?;
     let public_pem =
-        key.public_key_pem().map_err(|e| CliError::input(format!("cannot encode the key: {e}")))?;
+        key.public().to_pem().map_err(|e| CliError::input(format!("cannot encode the key: {e}")))?;
     // The public key first: a failure then leaves no private key without its public half.
     write_file(&public, public_pem.as_bytes(), false)?;
     write_file(output, private_pem.as_bytes(), true)?;
     Ok(format!(
         "{} key id {}\nprivate key: {} (keep it secret)\npublic key:  {}\n",
         algorithm_name(algorithm),
-        hex::encode(key.key_id()),
+        hex::encode(key.public().key_id()),
         output.display(),
         public.display()
     ))

@@ -96,7 +96,7 @@ pub fn run(input: &Path, output: &Path, opts: &Options) -> Result<String> {
         input.display(),
         output.display(),
         algorithm_name(key.algorithm()),
-        hex::encode(key.key_id()),
+        hex::encode(key.public().key_id()),
         opts.counter,
         opts.subject.as_deref().map_or_else(|| "none".to_owned(), quoted),
         if opts.embed_public_key { ", public key embedded" } else { "" },
@@ -125,11 +125,11 @@ fn oms_key(key_path: &Path, algorithm: Algorithm, oms_key: Option<&Path>) -> Res
     let path = match (oms_key, algorithm) {
         (Some(path), _) => path,
         (None, Algorithm::EcdsaP256) => key_path,
-        (None, Algorithm::Ed25519) => {
+        (None, other) => {
             return Err(CliError::input(format!(
-                "--oms-bundle needs an ECDSA P-256 key: OpenSSF model signing does not accept Ed25519 keys, and {} is \
-                 an Ed25519 key; pass a P-256 key with --oms-key P256.pem (`tpack keygen --algorithm p256 -o P256.pem` \
-                 makes one)",
+                "--oms-bundle needs an ECDSA P-256 key: OpenSSF model signing accepts no {0} key, and {1} is an {0} \
+                 key; pass a P-256 key with --oms-key P256.pem (`tpack keygen --algorithm p256 -o P256.pem` makes one)",
+                algorithm_name(other),
                 key_path.display()
             )))
         }

@@ -89,8 +89,10 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
         .collect();
     let mut doc = Map::new();
     doc.insert("tpack_manifest".into(), json!(VERSION));
-    if container.compat_flags() != 0 {
-        doc.insert("compat_flags".into(), json!(container.compat_flags()));
+    // The SIGNED flag goes with the signature.
+    let compat_flags = container.compat_flags() & !tpack::format::COMPAT_SIGNED;
+    if compat_flags != 0 {
+        doc.insert("compat_flags".into(), json!(compat_flags));
     }
     doc.insert("entries".into(), Json::Array(entries));
     doc.insert("metadata".into(), Json::Array(metadata));

@@ -36,9 +36,6 @@ pub(crate) fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Container<'a>> {
     })
 }
 
-/// Key prefix of the signed attributes (`tpack.sig.alg`, …), reserved in files of minor 2 and later.
-pub(crate) const SIGNED_ATTRIBUTE_PREFIX: &str = "tpack.sig.";
-
 /// Whether `e` is the signature entry of a signed container: the digests and signature, which describe this
 /// container's bytes and no other file's, so a conversion or a manifest leaves it out.
 #[must_use]
@@ -54,7 +51,7 @@ pub(crate) fn content_entries<'a>(c: &Container<'a>) -> impl Iterator<Item = tpa
 /// Whether the metadata key `key` is a signed attribute, which a conversion leaves out with the signature.
 #[must_use]
 pub(crate) fn is_signed_attribute(key: &str) -> bool {
-    key.starts_with(SIGNED_ATTRIBUTE_PREFIX)
+    key.starts_with(tpack::format::SIGNATURE_KEY_PREFIX)
 }
 
 /// The note that `c`'s signature is not carried into a file of `what` (such as `safetensors`), if it is signed.

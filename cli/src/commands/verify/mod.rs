@@ -104,7 +104,7 @@ pub fn run_files(paths: &[PathBuf], opts: &Options, quiet: bool, out: &mut dyn W
                 Err(e) => Outcome::Unusable(e),
                 Ok(container) => {
                     let entries = container.len();
-                    let bytes = container.entries().map(|e| e.byte_len()).sum();
+                    let bytes: u64 = container.entries().map(|e| e.byte_len()).sum();
                     let checked = match &trust {
                         None => {
                             let mut seen = 0u64;

@@ -78,8 +78,7 @@ pub(crate) fn verify(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::result::Result<(Verdict, Vec<Problem>), Refusal> {
-    let trusted: Vec<TrustedKey<'_>> =
-        trust.keys.iter().filter_map(|k| TrustedKey::from_public_key(k.algorithm, &k.raw, &CRYPTO)).collect();
+    let trusted: Vec<TrustedKey<'_>> = trust.keys.iter().map(|k| k.key.trusted()).collect();
     let policy = Policy {
         keys: &trusted,
         require_signature: !trust.allow_unsigned,
@@ -110,18 +109,18 @@ fn refusal(e: &Error, signer: Option<Signer>, trust: &Trust) -> Refusal {
                 .to_owned()
         }
         Rule::UnknownKey => match signer.as_ref() {
-            Some(s) if s.public_key.is_some() && trust.keys.iter().any(|k| key_id(k) == Some(s.key_id)) => format!(
+            Some(s) if s.public_key.is_some() && trust.keys.iter().any(|k| key_id(k) == s.key_id) => format!(
                 "the public key it carries is not key {id}, which it claims to be signed by (R59)"
             ),
             _ => format!("it is signed by key {id}, which is not {keys} (R59)"),
         },
         Rule::AlgorithmMismatch => {
             let named = signer.as_ref().map_or_else(String::new, |s| algorithm_code_name(s.algorithm));
-            match trust.keys.iter().find(|k| signer.as_ref().is_some_and(|s| key_id(k) == Some(s.key_id))) {
+            match trust.keys.iter().find(|k| signer.as_ref().is_some_and(|s| key_id(k) == s.key_id)) {
                 Some(k) => format!(
                     "it says it is signed with {named} by key {id}, but that key ({}) is an {} key (R60)",
                     k.path.display(),
-                    algorithm_name(k.algorithm)
+                    algorithm_name(k.key.algorithm())
                 ),
                 None => format!("it is signed with {named}, which this tool cannot verify (R60)"),
             }
@@ -147,8 +146,8 @@ fn refusal(e: &Error, signer: Option<Signer>, trust: &Trust) -> Refusal {
 }
 
 /// The key id of a trusted key file.
-fn key_id(k: &PublicKey) -> Option<[u8; 32]> {
-    TrustedKey::from_public_key(k.algorithm, &k.raw, &CRYPTO).map(|t| t.key_id)
+fn key_id(k: &PublicKey) -> [u8; 32] {
+    k.key.key_id()
 }
 
 /// One entry's checks, in the order of the spec: padding before it (R37), its digest (R64, for a signed
