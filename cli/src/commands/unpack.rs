@@ -89,8 +89,9 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
         .collect();
     let mut doc = Map::new();
     doc.insert("tpack_manifest".into(), json!(VERSION));
-    // The SIGNED flag goes with the signature.
-    let compat_flags = container.compat_flags() & !tpack::format::COMPAT_SIGNED;
+    // The SIGNED flag goes with the signature (in a file before 1.2, bit 0 is no flag of ours and stays).
+    let signed_flag = if container.signed_attributes().is_some() { tpack::format::COMPAT_SIGNED } else { 0 };
+    let compat_flags = container.compat_flags() & !signed_flag;
     if compat_flags != 0 {
         doc.insert("compat_flags".into(), json!(compat_flags));
     }
@@ -137,6 +138,15 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     // A writer gives content the lowest minor that expresses it (spec §11.1), and in a minor-1 file a header
     // of 160 bytes plus the block geometry item (8 bytes and 16 per block dtype used); anything else (an older
     // writer's choice, an extension item of a tag this tool does not know) would not come back the same.
+    // Bit 0 is the SIGNED flag since format 1.2, which the writers set only when they sign; in an older
+    // unsigned file it is an unknown flag this tool's writer does not write.
+    if c.signed_attributes().is_none() && c.compat_flags() & tpack::format::COMPAT_SIGNED != 0 {
+        return Err(CliError::input(format!(
+            "{}: compatible-feature flag bit 0 is set in an unsigned file; since format 1.2 it is the SIGNED flag, \
+             which this tool writes only when it signs, so it cannot repack the file byte for byte",
+            path.display()
+        )));
+    }
     // For a signed file, what `pack` rebuilds is its unsigned content (the signature is left out), so that is
     // what is compared; a signed file is always of minor 2 and its content may be of a lower one.
     let signed = c.signed_attributes().is_some();
