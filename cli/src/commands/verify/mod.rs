@@ -65,7 +65,7 @@ enum Signature {
 enum Outcome {
     Intact { entries: usize, bytes: u64, signature: Signature },
     Corrupt { entries: usize, problems: Vec<Problem> },
-    NotAuthentic(Refusal),
+    NotAuthentic(Box<Refusal>),
     Unusable(CliError),
 }
 

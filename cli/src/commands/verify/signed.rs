@@ -47,7 +47,7 @@ impl Trust {
 #[derive(Debug, Clone)]
 pub(crate) struct Refusal {
     /// The rule, `R58` … `R63`.
-    pub(crate) rule: String,
+    pub(crate) rule: &'static str,
     /// What is wrong, in words that name the rule.
     pub(crate) words: String,
     /// Who the file says signed it, if it is signed.
@@ -71,13 +71,13 @@ const CRYPTO: SoftwareCrypto = SoftwareCrypto;
 /// entry checked.
 ///
 /// # Errors
-/// The [`Refusal`] of R58..R63.
+/// The [`Refusal`] of R58..R63 (boxed: it is large, and rare).
 pub(crate) fn verify(
     c: &Container<'_>,
     trust: &Trust,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
-) -> std::result::Result<(Verdict, Vec<Problem>), Refusal> {
+) -> std::result::Result<(Verdict, Vec<Problem>), Box<Refusal>> {
     let trusted: Vec<TrustedKey<'_>> = trust.keys.iter().map(|k| k.key.trusted()).collect();
     let policy = Policy {
         keys: &trusted,
@@ -86,7 +86,7 @@ pub(crate) fn verify(
         subject: trust.subject.as_deref(),
     };
     let signer = Signer::of(c);
-    let auth = c.authenticate(&policy, &CRYPTO).map_err(|e| refusal(&e, signer.clone(), trust))?;
+    let auth = c.authenticate(&policy, &CRYPTO).map_err(|e| Box::new(refusal(&e, signer.clone(), trust)))?;
     let verdict = match auth.signer() {
         Some(a) => Verdict::Signed(Signer::from_attributes(&a)),
         None => Verdict::UnsignedAllowed,
@@ -142,7 +142,7 @@ fn refusal(e: &Error, signer: Option<Signer>, trust: &Trust) -> Refusal {
         ),
         _ => e.to_string(),
     };
-    Refusal { rule: rule.id().to_owned(), words, signer }
+    Refusal { rule: rule.id(), words, signer }
 }
 
 /// The key id of a trusted key file.
@@ -206,18 +206,19 @@ fn check_entries(
     order.sort_by_key(|&i| std::cmp::Reverse(work[i].0.byte_len()));
     let results: Vec<Mutex<Option<Problem>>> = work.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let worker = || loop {
-        let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-        let (entry, padding_from) = &work[i];
-        let problem = check_entry(c, auth, entry, *padding_from);
-        progress(entry.byte_len());
-        if let Ok(mut slot) = results[i].lock() {
-            *slot = problem;
+    let worker = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (entry, padding_from) = &work[i];
+            let problem = check_entry(c, auth, entry, *padding_from);
+            progress(entry.byte_len());
+            if let Ok(mut slot) = results[i].lock() {
+                *slot = problem;
+            }
         }
     };
     std::thread::scope(|s| {
         for _ in 1..threads.clamp(1, work.len().max(1)) {
-            s.spawn(&worker);
+            s.spawn(worker);
         }
         worker();
     });
