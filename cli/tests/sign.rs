@@ -562,3 +562,65 @@ fn convert_and_unpack_drop_the_signature_with_a_note() {
         "the unsigned original comes back"
     );
 }
+
+/// Every verification case of the golden vectors (spec/vectors/manifest.json) that the command line can
+/// express (at least one trusted key, each given whole, no per-key subject) gives the vector's verdict: exit 0, or exit 1 with
+/// the rule named.
+#[test]
+fn verify_gives_the_verdict_of_every_vector_verification() {
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(repo().join("spec/vectors/manifest.json")).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut rules = std::collections::BTreeSet::new();
+    for vector in manifest["vectors"].as_array().unwrap() {
+        let Some(cases) = vector["verifications"].as_array() else { continue };
+        let file = repo().join("spec/vectors").join(vector["file"].as_str().unwrap());
+        for case in cases {
+            let keys = case["keys"].as_array().unwrap();
+            if keys.is_empty() || keys.iter().any(|k| k["public_key"].is_null() || !k["subject"].is_null()) {
+                continue;
+            }
+            // A key that is no valid point of its algorithm has no PEM form.
+            let Some(pems): Option<Vec<tpack::sign::PublicKey>> = keys
+                .iter()
+                .map(|k| {
+                    let algorithm = tpack::auth::Algorithm::from_code(k["algorithm"].as_u64()?)?;
+                    let raw = hex::decode(k["public_key"].as_str()?).ok()?;
+                    tpack::sign::PublicKey::from_raw(algorithm, &raw).ok()
+                })
+                .collect()
+            else {
+                continue;
+            };
+            let mut args: Vec<std::ffi::OsString> = vec!["verify".into(), (&file).into()];
+            for (i, (k, key)) in keys.iter().zip(pems).enumerate() {
+                assert_eq!(hex::encode(key.key_id()), k["key_id"].as_str().unwrap());
+                let pem = dir.path().join(format!("{checked}-{i}.pem"));
+                std::fs::write(&pem, key.to_pem().unwrap()).unwrap();
+                args.extend(["--key".into(), pem.into()]);
+            }
+            let policy = &case["policy"];
+            args.extend(["--min-counter".into(), policy["min_counter"].as_u64().unwrap().to_string().into()]);
+            if let Some(subject) = policy["subject"].as_str() {
+                args.extend(["--subject".into(), subject.into()]);
+            }
+            if policy["require_signature"] == false {
+                args.push("--allow-unsigned".into());
+            }
+            let o = tpack(&args);
+            let verdict = case["verdict"].as_str().unwrap();
+            if verdict == "ok" {
+                assert_ok(&o);
+            } else {
+                assert_fails(&o, 1, &[verdict, "not authentic"]);
+                rules.insert(verdict.to_owned());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} cases");
+    for rule in ["R58", "R59", "R60", "R61", "R62", "R63", "R64"] {
+        assert!(rules.contains(rule), "no vector case for {rule}: {rules:?}");
+    }
+}

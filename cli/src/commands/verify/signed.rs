@@ -138,7 +138,7 @@ fn refusal(e: &Error, signer: Option<Signer>, trust: &Trust) -> Refusal {
         ),
         Rule::BadSignature => format!(
             "its signature does not verify with key {id}: its header, table, names, metadata or digests were changed \
-             after it was signed (R63)"
+             after it was signed, or another key signed it (R63)"
         ),
         _ => e.to_string(),
     };
@@ -169,7 +169,7 @@ fn check_entry(
     let index = entry.position();
     let signed = auth.signer().is_some();
     if signed && index + 1 < c.len() && auth.verify_entry(index, &CRYPTO).is_err() {
-        what.push("does not match its signed digest (R64)".to_owned());
+        what.push("its payload does not match its signed digest (R64)".to_owned());
         rule.get_or_insert("R64");
     }
     if let Err(e) = entry.verify() {
