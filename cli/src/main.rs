@@ -127,8 +127,8 @@ enum Command {
         /// authentic.
         #[arg(long, requires = "keys")]
         allow_unsigned: bool,
-        /// Hash entries on N threads (default: every core).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        /// With --key: hash entries on N threads (default: one per core).
+        #[arg(long, value_name = "N", requires = "keys", value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
     },
     /// Make a signing key: a PKCS#8 private key in KEY.pem (owner-only) and its public key in KEY.pem.pub.

@@ -472,6 +472,7 @@ fn inspect_shows_the_signed_attributes() {
     let id = openssl_key_id(&public);
     for want in [
         "tpack 1.2",
+        "flags: 0x1 (SIGNED)",
         "signed: Ed25519",
         &id,
         "counter 12",

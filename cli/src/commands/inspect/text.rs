@@ -81,7 +81,10 @@ fn header(model: &Model<'_>, path: &Path, lines: &mut Vec<String>) {
         ),
     );
     if c.compat_flags() != 0 {
-        prose(lines, &format!("compatible-feature flags: {:#x}", c.compat_flags()));
+        // Bit 0 is the SIGNED flag in files of 1.2 and later; before, no flag is named.
+        let named =
+            if minor >= 2 && c.compat_flags() & tpack::format::COMPAT_SIGNED != 0 { " (SIGNED)" } else { "" };
+        prose(lines, &format!("compatible-feature flags: {:#x}{named}", c.compat_flags()));
     }
     if let Some(line) = signed_line(c) {
         prose(lines, &line);
