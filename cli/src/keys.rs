@@ -27,12 +27,26 @@ pub(crate) fn algorithm_code_name(code: u64) -> String {
 /// The PEM label of a private key, which marks a file given where a public key is wanted.
 const PRIVATE_LABELS: [&str; 3] = ["PRIVATE KEY-----", "EC PRIVATE KEY-----", "ENCRYPTED PRIVATE KEY-----"];
 
-/// Reads the text of the key file `path`.
+/// The largest key file read: a PEM key is a few hundred bytes, so anything larger is not one (and a huge
+/// file given by mistake is not read into memory).
+pub(crate) const MAX_KEY_FILE: u64 = 64 * 1024;
+
+/// Reads the text of the key file `path`, at most [`MAX_KEY_FILE`] bytes.
 ///
 /// # Errors
-/// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is not text.
-fn read_pem(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| CliError::io("cannot read", path, &e))?;
+/// [`crate::Kind::Io`] when it cannot be read; [`crate::Kind::Input`] when it is larger or not text.
+pub(crate) fn read_pem(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| CliError::io("cannot read", path, &e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_KEY_FILE + 1).read_to_end(&mut bytes).map_err(|e| CliError::io("cannot read", path, &e))?;
+    if bytes.len() as u64 > MAX_KEY_FILE {
+        return Err(CliError::input(format!(
+            "{} is not a PEM key file: it is larger than {} KiB, and a key is a few hundred bytes",
+            path.display(),
+            MAX_KEY_FILE / 1024
+        )));
+    }
     String::from_utf8(bytes)
         .map_err(|_| CliError::input(format!("{} is not a PEM key file (it is not text)", path.display())))
 }

@@ -325,6 +325,12 @@ fn a_lower_counter_is_refused_naming_r62() {
     assert_ok(&run!("verify", old, "--key", public, "--min-counter", "2"));
     let err = assert_fails(&run!("verify", old, "--key", public, "--min-counter", "3"), 1, &["R62"]);
     assert!(err.contains("counter 2") && err.contains('3'), "{err}");
+    // With several files, each gets its line and the error counts the refused ones.
+    let new = sign(d, &input, "new.tpack", &private, &["--counter", "3"]);
+    let o = run!("verify", new, old, "--key", public, "--min-counter", "3");
+    assert_fails(&o, 1, &["1 of 2 files are not intact and authentic", "old.tpack"]);
+    let out = stdout(&o);
+    assert!(out.contains("new.tpack: intact and authentic") && out.contains("(R62)"), "{out}");
 }
 
 #[test]
@@ -440,6 +446,12 @@ fn a_key_file_that_is_no_public_key_is_named() {
     std::fs::write(&junk, b"hello").unwrap();
     assert_fails(&run!("verify", input, "--key", junk), 3, &["junk.pem", "public key"]);
     assert_fails(&run!("verify", input, "--key", d.join("missing.pem")), 4, &["missing.pem"]);
+    // A directory, and a huge file given by mistake (it is not read whole).
+    assert_fails(&run!("verify", input, "--key", d), 4, &["cannot read"]);
+    let huge = d.join("huge.pem");
+    std::fs::File::create(&huge).unwrap().set_len(1 << 40).unwrap();
+    assert_fails(&run!("verify", input, "--key", huge), 3, &["huge.pem", "larger than 64 KiB"]);
+    assert_fails(&run!("sign", input, "-o", d.join("o.tpack"), "--key", huge), 3, &["larger than 64 KiB"]);
     // An RSA key is a public key of an algorithm tpack does not sign with.
     let rsa = d.join("rsa.pem");
     openssl(&[

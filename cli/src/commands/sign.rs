@@ -8,7 +8,7 @@ use tpack::auth::Algorithm;
 use crate::error::{CliError, Result};
 use crate::formats::tpack::{check, open};
 use crate::fsutil::check_overwrite;
-use crate::keys::{algorithm_name, private_key};
+use crate::keys::{algorithm_name, private_key, read_pem};
 use crate::oms::{self, OmsKey};
 use crate::output::write_file;
 use crate::text::quoted;
@@ -134,7 +134,7 @@ fn oms_key(key_path: &Path, algorithm: Algorithm, oms_key: Option<&Path>) -> Res
             )))
         }
     };
-    let pem = std::fs::read_to_string(path).map_err(|e| CliError::io("cannot read", path, &e))?;
+    let pem = read_pem(path)?;
     OmsKey::from_pkcs8_pem(&pem)
         .map_err(|why| CliError::input(format!("{} cannot sign the OMS bundle: {why}", path.display())))
 }
