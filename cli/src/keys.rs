@@ -1,5 +1,5 @@
-//! Key files: PKCS#8 private keys and SPKI public keys in PEM, as `openssl genpkey` and `openssl pkey -pubout`
-//! write them, read with errors that say what the file is and what to pass instead.
+//! Key files: PKCS#8 private keys and SPKI public keys in PEM, as `openssl genpkey` and
+//! `openssl pkey -pubout` write them, read with errors that say what the file is and what to pass instead.
 
 use std::path::{Path, PathBuf};
 

@@ -1,10 +1,11 @@
 //! The `tpack` command-line tool as a library: each command is a module under `commands/` whose `run`
 //! returns the text to print or a [`CliError`] in plain words; each file format is a module under
 //! `formats/`; `tpack convert` runs one way through `pipeline/` (source → output plan → sink → report), and a
-//! model stored in several files is read as one source by `shards/`. Key files are read by `keys`, and OpenSSF model-signing
-//! bundles are written by `oms`. Metadata values are walked lazily from
-//! whatever they were read from (`meta_view`), and spelled as JSON in one place (`metadata_json`: `render`
-//! and `parse`) and as words in `describe`. `main.rs` only parses arguments and prints.
+//! model stored in several files is read as one source by `shards/`. Key files are read by `keys`, who signed
+//! a container is told by `signer`, and OpenSSF model-signing bundles are written by `oms`. Metadata values
+//! are walked lazily from whatever they were read from (`meta_view`), and spelled as JSON in one place
+//! (`metadata_json`: `render` and `parse`) and as words in `describe`. `main.rs` only parses arguments and
+//! prints.
 //!
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
 //! `run_*` function per command (with its options), the [`Format`] that `convert --to` names, the
