@@ -1,6 +1,8 @@
 //! Validates a container in place — structure and every payload checksum — then looks up an entry and a
 //! metadata key, as a bare-metal loader would; with `decoder`, also receives it through the push decoder in
-//! small chunks, as a loader fed by a link would. `black_box` keeps the optimiser from folding the work away.
+//! small chunks, as a loader fed by a link would; with `signature`, authenticates it instead of checking its
+//! CRCs alone: the signature against one trusted Ed25519 key, then every entry against its signed digest.
+//! `black_box` keeps the optimiser from folding the work away.
 #![no_std]
 #![no_main]
 
@@ -9,7 +11,17 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use panic_halt as _;
 
-static MODEL: &[u8] = include_bytes!("../../../spec/vectors/valid/example.tpack");
+/// The example model signed by test key 1 (counter 7), in every build: the model's bytes cancel out of each
+/// difference `measure.sh` takes, and the reader's work is the same on it as on the unsigned example.
+static MODEL: &[u8] = include_bytes!("../../../spec/vectors/valid/signed-ed25519.tpack");
+
+/// The trusted key: test key 1's raw Ed25519 public key (its seed is SHA-256 of "tpack test key 1"; a
+/// published test key, never for real use).
+#[cfg(feature = "signature")]
+const TRUSTED_KEY: [u8; 32] = [
+    0x24, 0x1d, 0x42, 0x71, 0x28, 0x4f, 0xe5, 0xf3, 0xf7, 0x0c, 0x05, 0x3f, 0x3d, 0xaf, 0x1b, 0x1b, 0xd0,
+    0x04, 0x39, 0xb3, 0x01, 0xd2, 0x62, 0x5b, 0xe8, 0x6e, 0xf2, 0xff, 0xbc, 0x7e, 0x67, 0x23,
+];
 
 /// What a loader's link delivers at a time (a UART or radio frame).
 #[cfg(feature = "decoder")]
@@ -44,13 +56,29 @@ fn receive(bytes: &[u8]) -> u8 {
     }
 }
 
+/// What a device that runs only its vendor's models does instead of `Container::verify`: R58–R63 against a
+/// one-key policy with a counter floor, then the payload checks with every entry's signed digest (R64).
+#[cfg(feature = "signature")]
+fn authenticate(c: &tpack::Container<'_>) -> Result<(), tpack::Error> {
+    use tpack::auth::{Algorithm, Policy, SoftwareCrypto, TrustedKey};
+    let crypto = SoftwareCrypto;
+    let trusted = [TrustedKey::new(&crypto, Algorithm::Ed25519, black_box(&TRUSTED_KEY))];
+    let policy = Policy { min_counter: black_box(7), ..Policy::require(&trusted) };
+    let checked = c.authenticate(&policy, &crypto)?;
+    black_box(checked.signer().map(|s| s.counter));
+    checked.verify(&crypto)
+}
+
 #[entry]
 fn main() -> ! {
     let bytes: &[u8] = black_box(MODEL);
     #[cfg(feature = "reader")]
     {
         let result = tpack::Container::parse(bytes).and_then(|c| {
+            #[cfg(not(feature = "signature"))]
             c.verify()?;
+            #[cfg(feature = "signature")]
+            authenticate(&c)?;
             let found = c.get(black_box("embed.weight")).map(|e| e.payload().len());
             let layers = c.metadata().get(black_box("layers"));
             black_box((found, layers));
