@@ -32,12 +32,23 @@ const CHUNK: usize = 64;
 const BUFFER_LEN: usize = 2048;
 
 /// Feeds `bytes` to the push decoder in `CHUNK`-byte pieces, passing every event to `black_box` as a loader
-/// would pass payloads to flash; the verdict's rule number, or 0.
+/// would pass payloads to flash; the verdict's rule number, or 0. With `signature`, the decoder is the
+/// `SignedDecoder`, authenticating the stream against the same policy as the reader.
 #[cfg(feature = "decoder")]
 fn receive(bytes: &[u8]) -> u8 {
-    use tpack::stream::{DecodeError, Decoder};
+    use tpack::stream::DecodeError;
     let mut buffer = [0u8; BUFFER_LEN];
-    let mut decoder = Decoder::new(&mut buffer);
+    #[cfg(not(feature = "signature"))]
+    let mut decoder = tpack::stream::Decoder::new(&mut buffer);
+    #[cfg(feature = "signature")]
+    let (mut digests, trusted) = ([0u8; DIGESTS_LEN], [trusted_key()]);
+    #[cfg(feature = "signature")]
+    let mut decoder = tpack::stream::SignedDecoder::new(
+        &mut buffer,
+        &mut digests,
+        policy(&trusted),
+        tpack::auth::SoftwareCrypto,
+    );
     let verdict = (|| {
         for chunk in bytes.chunks(black_box(CHUNK)) {
             let mut rest = chunk;
@@ -46,8 +57,11 @@ fn receive(bytes: &[u8]) -> u8 {
                 black_box(event);
             }
         }
+        #[cfg(not(feature = "signature"))]
         black_box(decoder.prefix().map(|p| p.len()));
-        decoder.finish()
+        #[cfg(feature = "signature")]
+        black_box(decoder.decoder().prefix().map(|p| p.len()));
+        decoder.finish().map(|_| ())
     })();
     match verdict {
         Ok(()) => 0,
@@ -56,15 +70,30 @@ fn receive(bytes: &[u8]) -> u8 {
     }
 }
 
+/// The signed decoder's digests: 32 bytes for each of the example's entries, with room to spare.
+#[cfg(all(feature = "decoder", feature = "signature"))]
+const DIGESTS_LEN: usize = 32 * 16;
+
+/// The one trusted key, its id computed from it.
+#[cfg(feature = "signature")]
+fn trusted_key() -> tpack::auth::TrustedKey<'static> {
+    use tpack::auth::{Algorithm, SoftwareCrypto, TrustedKey};
+    TrustedKey::new(&SoftwareCrypto, Algorithm::Ed25519, black_box(&TRUSTED_KEY))
+}
+
+/// A policy that requires a signature by one of `keys`, with a counter floor.
+#[cfg(feature = "signature")]
+fn policy<'k>(keys: &'k [tpack::auth::TrustedKey<'k>]) -> tpack::auth::Policy<'k> {
+    tpack::auth::Policy { min_counter: black_box(7), ..tpack::auth::Policy::require(keys) }
+}
+
 /// What a device that runs only its vendor's models does instead of `Container::verify`: R58–R63 against a
 /// one-key policy with a counter floor, then the payload checks with every entry's signed digest (R64).
 #[cfg(feature = "signature")]
 fn authenticate(c: &tpack::Container<'_>) -> Result<(), tpack::Error> {
-    use tpack::auth::{Algorithm, Policy, SoftwareCrypto, TrustedKey};
-    let crypto = SoftwareCrypto;
-    let trusted = [TrustedKey::new(&crypto, Algorithm::Ed25519, black_box(&TRUSTED_KEY))];
-    let policy = Policy { min_counter: black_box(7), ..Policy::require(&trusted) };
-    let checked = c.authenticate(&policy, &crypto)?;
+    let crypto = tpack::auth::SoftwareCrypto;
+    let trusted = [trusted_key()];
+    let checked = c.authenticate(&policy(&trusted), &crypto)?;
     black_box(checked.signer().map(|s| s.counter));
     checked.verify(&crypto)
 }
