@@ -16,7 +16,8 @@ use crate::error::{tpack_error, tpack_result, Failure};
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_str {
     /// The first byte. Never NULL in a string this library writes, an empty one included (it points into
-    /// the container or the decoder's buffer); a string passed in with a NULL `data`, even an empty one, is
+    /// the container or the decoder's buffer), with one exception: an absent subject in
+    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
     /// `TPACK_RESULT_NULL_ARGUMENT`.
     pub data: *const c_char,
     /// The number of bytes.
@@ -33,9 +34,11 @@ impl tpack_str {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_bytes {
-    /// The first byte. Never NULL in bytes this library writes, with one exception: the payload of an
+    /// The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
     /// entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-    /// `data` and its coming length in `len`; an event without bytes has a NULL `data` and `len` 0.
+    /// `data` and its coming length in `len`; an event without bytes, and an absent part of
+    /// `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
+    /// and `len` 0.
     pub data: *const u8,
     /// The number of bytes.
     pub len: usize,
