@@ -841,8 +841,8 @@ tpack_result tpack_key_id(uint64_t algorithm,
 //
 // # Errors
 // `TPACK_RESULT_INVALID_CONTAINER` with rule 58…63 in `out_error` (`value`: the algorithm code for R60, the
-// container's counter for R62); `TPACK_RESULT_BAD_ARGUMENT` for a key of an unknown algorithm or with a
-// public key of the wrong length, a subject that is not UTF-8, or a `crypto` with only some of its SHA-256
+// container's counter for R62; a trusted public key of the wrong length for its algorithm verifies nothing:
+// R63); `TPACK_RESULT_BAD_ARGUMENT` for a key of an unknown algorithm code, a subject that is not UTF-8, or a `crypto` with only some of its SHA-256
 // callbacks; a handle error, `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
 // `out_authenticated` is untouched on failure.
 //

@@ -1,0 +1,754 @@
+//! Signed containers through the C API's `extern "C"` functions only: every verification of every signed
+//! vector in `spec/vectors/manifest.json` gives its verdict (whole, and entry by entry); the signed attributes
+//! and message equal the manifest's decoding; a caller's `tpack_crypto` gives the same verdicts as the built-in
+//! one; arguments are checked and outputs untouched on failure.
+
+use std::cell::RefCell;
+use std::ffi::{c_void, CStr};
+use std::mem::MaybeUninit;
+use std::path::Path;
+
+use serde_json::Value;
+use tpack::auth::{Algorithm, Crypto, Sha256, SoftwareCrypto};
+use tpack_capi::*;
+
+const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
+const INVALID: tpack_result = tpack_result::TPACK_RESULT_INVALID_CONTAINER;
+
+fn manifest() -> &'static [Value] {
+    static VECTORS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    VECTORS.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors/manifest.json");
+        let manifest: Value = serde_json::from_slice(&std::fs::read(path).expect("manifest")).expect("json");
+        manifest["vectors"].as_array().expect("vectors").clone()
+    })
+}
+
+fn read(file: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors").join(file)).expect("vector")
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn bytes_of<'a>(b: tpack_bytes) -> Option<&'a [u8]> {
+    // SAFETY: bytes the API wrote point into the container, which outlives the tests' use.
+    (!b.data.is_null()).then(|| unsafe { std::slice::from_raw_parts(b.data, b.len) })
+}
+
+fn str_of(s: tpack_str) -> Option<String> {
+    bytes_of(tpack_bytes { data: s.data.cast(), len: s.len })
+        .map(|b| String::from_utf8(b.to_vec()).expect("UTF-8"))
+}
+
+fn rule_id(rule: u32) -> &'static str {
+    let p = tpack_rule_id(rule);
+    assert!(!p.is_null(), "rule {rule}");
+    // SAFETY: a static NUL-terminated name.
+    unsafe { CStr::from_ptr(p) }.to_str().expect("UTF-8")
+}
+
+fn parse(bytes: &[u8]) -> tpack_container {
+    let mut c = MaybeUninit::<tpack_container>::uninit();
+    // SAFETY: `bytes` outlives the container's use; writable outputs.
+    let r =
+        unsafe { tpack_container_parse(bytes.as_ptr(), bytes.len(), c.as_mut_ptr(), std::ptr::null_mut()) };
+    assert_eq!(r, OK);
+    // SAFETY: filled by the successful call.
+    unsafe { c.assume_init() }
+}
+
+/// A key set and a policy of the manifest, kept alive for the `tpack_policy` that points into it.
+struct PolicySpec {
+    public_keys: Vec<Option<Vec<u8>>>,
+    subjects: Vec<Option<String>>,
+    key_ids: Vec<[u8; 32]>,
+    algorithms: Vec<u64>,
+    require: bool,
+    min_counter: u64,
+    subject: Option<String>,
+}
+
+impl PolicySpec {
+    fn of(check: &Value) -> Self {
+        let keys = check["keys"].as_array().expect("keys");
+        let policy = &check["policy"];
+        PolicySpec {
+            public_keys: keys.iter().map(|k| k["public_key"].as_str().map(unhex)).collect(),
+            subjects: keys.iter().map(|k| k["subject"].as_str().map(str::to_owned)).collect(),
+            key_ids: keys
+                .iter()
+                .map(|k| unhex(k["key_id"].as_str().expect("key_id")).try_into().expect("32 bytes"))
+                .collect(),
+            algorithms: keys.iter().map(|k| k["algorithm"].as_u64().expect("algorithm")).collect(),
+            require: policy["require_signature"].as_bool().expect("require"),
+            min_counter: policy["min_counter"].as_u64().expect("min_counter"),
+            subject: policy["subject"].as_str().map(str::to_owned),
+        }
+    }
+
+    fn keys(&self) -> Vec<tpack_trusted_key> {
+        (0..self.key_ids.len())
+            .map(|i| {
+                let (public_key, public_key_len) =
+                    self.public_keys[i].as_ref().map_or((std::ptr::null(), 0), |k| (k.as_ptr(), k.len()));
+                let (subject, subject_len) =
+                    self.subjects[i].as_ref().map_or((std::ptr::null(), 0), |s| (s.as_ptr().cast(), s.len()));
+                tpack_trusted_key {
+                    key_id: self.key_ids[i],
+                    algorithm: self.algorithms[i],
+                    public_key,
+                    public_key_len,
+                    subject,
+                    subject_len,
+                }
+            })
+            .collect()
+    }
+
+    fn policy(&self, keys: &[tpack_trusted_key]) -> tpack_policy {
+        let (subject, subject_len) =
+            self.subject.as_ref().map_or((std::ptr::null(), 0), |s| (s.as_ptr().cast(), s.len()));
+        tpack_policy {
+            keys: if keys.is_empty() { std::ptr::null() } else { keys.as_ptr() },
+            key_count: keys.len(),
+            require_signature: self.require,
+            min_counter: self.min_counter,
+            subject,
+            subject_len,
+        }
+    }
+}
+
+/// The verdict as the kit writes it: "ok" or the rule id.
+fn verdict(r: tpack_result, e: &MaybeUninit<tpack_error>) -> String {
+    if r == OK {
+        return "ok".into();
+    }
+    assert_eq!(r, INVALID);
+    // SAFETY: written on failure.
+    let e = unsafe { e.assume_init_ref() };
+    assert_eq!(e.result, 1);
+    rule_id(e.rule).into()
+}
+
+/// `tpack_container_verify_authentic`'s verdict.
+fn whole(c: &tpack_container, policy: &tpack_policy, crypto: *const tpack_crypto) -> String {
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // SAFETY: a filled container, a policy whose keys live across the call, writable error.
+    let r = unsafe { tpack_container_verify_authentic(c, policy, crypto, e.as_mut_ptr()) };
+    verdict(r, &e)
+}
+
+/// The lazy path's verdict: authenticate, then every entry with `tpack_authenticated_verify_entry` in table
+/// order, then `tpack_authenticated_verify` (which must agree when the entries did).
+fn lazy(c: &tpack_container, policy: &tpack_policy, crypto: *const tpack_crypto) -> String {
+    let mut a = MaybeUninit::<tpack_authenticated>::uninit();
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // SAFETY: as for `whole`; writable storage.
+    let r = unsafe { tpack_container_authenticate(c, policy, crypto, a.as_mut_ptr(), e.as_mut_ptr()) };
+    if r != OK {
+        return verdict(r, &e);
+    }
+    // SAFETY: filled by the successful call.
+    let a = unsafe { a.assume_init() };
+    let mut count = 0usize;
+    // SAFETY: a filled container; a writable count.
+    assert_eq!(unsafe { tpack_container_entry_count(c, &mut count) }, OK);
+    for i in 0..count {
+        let mut payload = MaybeUninit::<tpack_bytes>::uninit();
+        // SAFETY: a filled handle; writable outputs.
+        let r =
+            unsafe { tpack_authenticated_verify_entry(&a, crypto, i, payload.as_mut_ptr(), e.as_mut_ptr()) };
+        if r != OK {
+            let v = verdict(r, &e);
+            // SAFETY: written on failure.
+            assert_eq!(unsafe { e.assume_init() }.entry, u32::try_from(i).expect("small"));
+            return v;
+        }
+        let mut entry = MaybeUninit::<tpack_entry>::uninit();
+        // SAFETY: a filled container; a writable entry.
+        assert_eq!(unsafe { tpack_container_entry(c, i, entry.as_mut_ptr()) }, OK);
+        // SAFETY: both written on success.
+        let (payload, entry) = unsafe { (payload.assume_init(), entry.assume_init()) };
+        assert_eq!((payload.data, payload.len), (entry.payload.data, entry.payload.len));
+    }
+    // SAFETY: a filled handle; a writable error.
+    let r = unsafe { tpack_authenticated_verify(&a, crypto, e.as_mut_ptr()) };
+    verdict(r, &e)
+}
+
+fn signed_vectors() -> impl Iterator<Item = &'static Value> {
+    manifest().iter().filter(|v| v.get("verifications").is_some())
+}
+
+#[test]
+fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry() {
+    let mut checked = 0;
+    let mut verdicts = std::collections::BTreeSet::new();
+    for v in signed_vectors() {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        let c = parse(&bytes);
+        for check in v["verifications"].as_array().expect("verifications") {
+            let spec = PolicySpec::of(check);
+            let keys = spec.keys();
+            let policy = spec.policy(&keys);
+            let want = check["verdict"].as_str().expect("verdict");
+            assert_eq!(whole(&c, &policy, std::ptr::null()), want, "{file}: {check}");
+            assert_eq!(lazy(&c, &policy, std::ptr::null()), want, "{file} (entry by entry): {check}");
+            verdicts.insert(want.to_owned());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} verifications");
+    let all: Vec<&str> = ["R58", "R59", "R60", "R61", "R62", "R63", "R64", "ok"].into();
+    assert_eq!(verdicts.iter().map(String::as_str).collect::<Vec<_>>(), all, "verdicts the manifest covers");
+}
+
+/// The manifest's `signature` object from the C API: attributes, and the message.
+fn signature_json(c: &tpack_container) -> Option<Value> {
+    let mut s = MaybeUninit::<tpack_signed_attributes>::uninit();
+    // SAFETY: a filled container; writable output.
+    let r = unsafe { tpack_container_signed_attributes(c, s.as_mut_ptr()) };
+    if r == tpack_result::TPACK_RESULT_NOT_SIGNED {
+        let mut message = [0x77u8; 80];
+        // SAFETY: as above; 80 writable bytes.
+        let r = unsafe { tpack_container_signed_message(c, std::ptr::null(), message.as_mut_ptr()) };
+        assert_eq!(r, tpack_result::TPACK_RESULT_NOT_SIGNED);
+        assert_eq!(message, [0x77; 80], "untouched when unsigned");
+        return None;
+    }
+    assert_eq!(r, OK);
+    // SAFETY: written on success.
+    let s = unsafe { s.assume_init() };
+    let mut message = [0u8; 80];
+    // SAFETY: as above.
+    assert_eq!(unsafe { tpack_container_signed_message(c, std::ptr::null(), message.as_mut_ptr()) }, OK);
+    let digests = bytes_of(s.digests).expect("digests");
+    let signature = bytes_of(s.signature).expect("signature");
+    let mut count = 0usize;
+    // SAFETY: a filled container.
+    assert_eq!(unsafe { tpack_container_entry_count(c, &mut count) }, OK);
+    assert_eq!(digests.len(), 32 * (count - 1));
+    assert_eq!(signature.len(), 64);
+    Some(serde_json::json!({
+        "algorithm": s.algorithm,
+        "counter": s.counter,
+        "key": hex(&s.key_id),
+        "message": hex(&message),
+        "public_key": bytes_of(s.public_key).map(hex),
+        "subject": str_of(s.subject),
+    }))
+}
+
+/// Walks `c` and its nested containers, comparing each signature object with `want` (the decoding).
+fn check_signatures(c: &tpack_container, want: &Value, file: &str) -> usize {
+    let got = signature_json(c);
+    assert_eq!(got.as_ref(), want.get("signature"), "{file}");
+    let mut seen = usize::from(got.is_some());
+    for (i, entry) in want["entries"].as_array().expect("entries").iter().enumerate() {
+        if let Some(inner) = entry.get("container") {
+            let mut nested = MaybeUninit::<tpack_container>::uninit();
+            // SAFETY: a filled container; writable storage.
+            assert_eq!(unsafe { tpack_container_nested(c, i, nested.as_mut_ptr()) }, OK);
+            // SAFETY: filled by the successful call.
+            seen += check_signatures(&unsafe { nested.assume_init() }, inner, file);
+        }
+    }
+    seen
+}
+
+#[test]
+fn signed_attributes_and_message_are_the_manifest_decodings_signature() {
+    let mut signed = 0;
+    for v in manifest().iter().filter(|v| v["valid"] == true) {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        signed += check_signatures(&parse(&bytes), &v["decoding"], file);
+    }
+    assert!(signed >= 15, "only {signed} signed containers");
+}
+
+#[test]
+fn the_signer_of_an_authenticated_container_is_its_signed_attributes() {
+    let v = signed_vectors().find(|v| v["file"] == "valid/signed-with-pubkey.tpack").expect("vector");
+    let bytes = read(v["file"].as_str().expect("file"));
+    let c = parse(&bytes);
+    let spec = PolicySpec::of(&v["verifications"][0]);
+    let keys = spec.keys();
+    let policy = spec.policy(&keys);
+    let mut a = MaybeUninit::<tpack_authenticated>::uninit();
+    // SAFETY: as in `lazy`.
+    assert_eq!(
+        unsafe {
+            tpack_container_authenticate(&c, &policy, std::ptr::null(), a.as_mut_ptr(), std::ptr::null_mut())
+        },
+        OK
+    );
+    // SAFETY: filled by the successful call.
+    let a = unsafe { a.assume_init() };
+    let (mut signer, mut claims) =
+        (MaybeUninit::<tpack_signed_attributes>::uninit(), MaybeUninit::<tpack_signed_attributes>::uninit());
+    // SAFETY: filled handles; writable outputs.
+    unsafe {
+        assert_eq!(tpack_authenticated_signer(&a, signer.as_mut_ptr()), OK);
+        assert_eq!(tpack_container_signed_attributes(&c, claims.as_mut_ptr()), OK);
+    }
+    // SAFETY: written on success.
+    let (signer, claims) = unsafe { (signer.assume_init(), claims.assume_init()) };
+    assert_eq!(format!("{signer:?}"), format!("{claims:?}"));
+    assert_eq!(bytes_of(signer.public_key).map(<[u8]>::len), Some(32));
+
+    // An unsigned container the policy allows: authenticated, without a signer.
+    let bytes = read("valid/example.tpack");
+    let c = parse(&bytes);
+    let allow = tpack_policy { require_signature: false, ..policy };
+    let mut a = MaybeUninit::<tpack_authenticated>::uninit();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe {
+            tpack_container_authenticate(&c, &allow, std::ptr::null(), a.as_mut_ptr(), std::ptr::null_mut())
+        },
+        OK
+    );
+    // SAFETY: filled by the successful call.
+    let a = unsafe { a.assume_init() };
+    let mut out = MaybeUninit::<tpack_signed_attributes>::uninit();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { tpack_authenticated_signer(&a, out.as_mut_ptr()) },
+        tpack_result::TPACK_RESULT_NOT_SIGNED
+    );
+}
+
+#[test]
+fn key_ids_are_those_of_the_manifest() {
+    let mut seen = 0;
+    for v in signed_vectors() {
+        for check in v["verifications"].as_array().expect("verifications") {
+            for k in check["keys"].as_array().expect("keys") {
+                let (Some(public), Some(algorithm)) = (k["public_key"].as_str(), k["algorithm"].as_u64())
+                else {
+                    continue;
+                };
+                let public = unhex(public);
+                let mut id = [0u8; 32];
+                // SAFETY: readable key, 32 writable bytes.
+                let r = unsafe {
+                    tpack_key_id(algorithm, public.as_ptr(), public.len(), std::ptr::null(), id.as_mut_ptr())
+                };
+                let matches =
+                    public.len() == Algorithm::from_code(algorithm).map_or(0, Algorithm::public_key_len);
+                if matches {
+                    assert_eq!(r, OK);
+                    // The manifest pairs a key with another algorithm's id on purpose (R60); only true pairs.
+                    if k["key_id"].as_str() == Some(&hex(&id)) {
+                        seen += 1;
+                    }
+                } else {
+                    assert_eq!(r, tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+                }
+            }
+        }
+    }
+    assert!(seen >= 20, "{seen} key ids checked");
+}
+
+/// A caller's crypto for the tests: SHA-256 and signatures from the core's software, through callbacks that
+/// count what they are asked and can lie.
+#[derive(Default)]
+struct Engine {
+    hasher: Option<tpack::auth::Sha256Software>,
+    begins: usize,
+    open: bool,
+    updated: usize,
+    verifies: usize,
+    /// What `verify` answers instead of the truth.
+    answer: Option<i32>,
+}
+
+thread_local! {
+    static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+}
+
+fn engine<T>(f: impl FnOnce(&mut Engine) -> T) -> T {
+    ENGINE.with(|e| f(&mut e.borrow_mut()))
+}
+
+unsafe extern "C" fn begin(user: *mut c_void) {
+    assert_eq!(user as usize, 0x5eed);
+    engine(|e| {
+        assert!(!e.open, "two hashes at once");
+        e.open = true;
+        e.begins += 1;
+        e.hasher = Some(SoftwareCrypto.hasher());
+    });
+}
+
+unsafe extern "C" fn update(_: *mut c_void, data: *const u8, len: usize) {
+    assert!(!data.is_null());
+    // SAFETY: the API's contract: `len` readable bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(data, len) };
+    engine(|e| {
+        assert!(e.open);
+        e.updated += len;
+        e.hasher.as_mut().expect("begun").update(bytes);
+    });
+}
+
+unsafe extern "C" fn finish(_: *mut c_void, out: *mut u8) {
+    let digest = engine(|e| {
+        assert!(e.open);
+        e.open = false;
+        e.hasher.take().expect("begun").finish()
+    });
+    // SAFETY: the API's contract: 32 writable bytes.
+    unsafe { std::ptr::copy_nonoverlapping(digest.as_ptr(), out, 32) };
+}
+
+unsafe extern "C" fn verify(
+    _: *mut c_void,
+    algorithm: u64,
+    public_key: *const u8,
+    public_key_len: usize,
+    message: *const u8,
+    signature: *const u8,
+    signature_len: usize,
+) -> i32 {
+    // SAFETY: the API's contract: readable buffers of those lengths (the message is 80 bytes).
+    let (key, message, signature) = unsafe {
+        (
+            std::slice::from_raw_parts(public_key, public_key_len),
+            &*message.cast::<[u8; 80]>(),
+            std::slice::from_raw_parts(signature, signature_len),
+        )
+    };
+    let truth =
+        SoftwareCrypto.verify(Algorithm::from_code(algorithm).expect("known"), key, message, signature);
+    engine(|e| {
+        e.verifies += 1;
+        e.answer.unwrap_or(i32::from(truth))
+    })
+}
+
+fn callbacks(algorithms: u32) -> tpack_crypto {
+    tpack_crypto {
+        user: 0x5eed as *mut c_void,
+        sha256_begin: Some(begin),
+        sha256_update: Some(update),
+        sha256_finish: Some(finish),
+        verify: Some(verify),
+        verify_algorithms: algorithms,
+    }
+}
+
+#[test]
+fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
+    let both = (1 << TPACK_ALGORITHM_ED25519) | (1 << TPACK_ALGORITHM_P256);
+    let crypto = callbacks(u32::try_from(both).expect("small"));
+    let mut checked = 0;
+    for v in signed_vectors() {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        let c = parse(&bytes);
+        for check in v["verifications"].as_array().expect("verifications") {
+            let spec = PolicySpec::of(check);
+            let keys = spec.keys();
+            let policy = spec.policy(&keys);
+            let want = check["verdict"].as_str().expect("verdict");
+            assert_eq!(whole(&c, &policy, &crypto), want, "{file}: {check}");
+            assert_eq!(lazy(&c, &policy, &crypto), want, "{file}: {check}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30);
+    let (begins, updated, verifies) = engine(|e| (e.begins, e.updated, e.verifies));
+    assert!(begins > 100 && updated > 100_000 / 100 && verifies > 20, "{begins} {updated} {verifies}");
+
+    // The callbacks decide: a verifier that says no is R63; one that says yes to a forged key id is believed.
+    let v = signed_vectors().find(|v| v["file"] == "valid/signed-ed25519.tpack").expect("vector");
+    let bytes = read("valid/signed-ed25519.tpack");
+    let c = parse(&bytes);
+    let spec = PolicySpec::of(&v["verifications"][0]);
+    let keys = spec.keys();
+    let policy = spec.policy(&keys);
+    engine(|e| e.answer = Some(0));
+    assert_eq!(whole(&c, &policy, &crypto), "R63");
+    engine(|e| e.answer = Some(2));
+    assert_eq!(whole(&c, &policy, &crypto), "R63", "only 1 is valid");
+    let forged = read("valid/signed-forged-key-id.tpack");
+    engine(|e| e.answer = Some(1));
+    assert_eq!(whole(&parse(&forged), &policy, &crypto), "ok", "the caller's verifier is trusted");
+    engine(|e| e.answer = None);
+    // Without Ed25519 in `verify_algorithms`: R60.
+    let p256_only = callbacks(1 << 2);
+    assert_eq!(whole(&c, &policy, &p256_only), "R60");
+    // A hash engine only (`verify` NULL): the built-in verifiers, with the engine's hashes.
+    let hash_only = tpack_crypto { verify: None, verify_algorithms: 0, ..crypto };
+    let before = engine(|e| e.begins);
+    assert_eq!(whole(&c, &policy, &hash_only), "ok");
+    assert!(engine(|e| e.begins) > before);
+    let tampered = read("valid/signed-tampered-payload.tpack");
+    assert_eq!(whole(&parse(&tampered), &policy, &hash_only), "R64");
+}
+
+#[test]
+fn the_builtin_algorithms_are_the_features() {
+    let mask = tpack_builtin_algorithms();
+    assert_eq!(mask & (1 << 1) != 0, cfg!(feature = "ed25519"));
+    assert_eq!(mask & (1 << 2) != 0, cfg!(feature = "p256"));
+    assert_eq!(mask & !0b110, 0);
+}
+
+#[test]
+fn arguments_are_checked_and_outputs_untouched_on_failure() {
+    let v = signed_vectors().find(|v| v["file"] == "valid/signed-ed25519.tpack").expect("vector");
+    let bytes = read("valid/signed-ed25519.tpack");
+    let c = parse(&bytes);
+    let spec = PolicySpec::of(&v["verifications"][0]);
+    let keys = spec.keys();
+    let policy = spec.policy(&keys);
+    let null = std::ptr::null_mut::<tpack_error>();
+    // SAFETY: all-zero bits are valid for these plain C types (integers and NULL pointers).
+    let zeroed: tpack_container = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let zeroed_auth: tpack_authenticated = unsafe { std::mem::zeroed() };
+
+    // Each call with one bad argument, the output prefilled: the code, and the output untouched.
+    let mut attrs = MaybeUninit::<tpack_signed_attributes>::new(
+        // SAFETY: as above.
+        unsafe { std::mem::zeroed() },
+    );
+    let sentinel = |a: &MaybeUninit<tpack_signed_attributes>| {
+        // SAFETY: initialized above, and only ever written whole by the API.
+        let a = unsafe { a.assume_init_ref() };
+        a.counter == 0 && a.algorithm == 0 && a.key_id == [0; 32]
+    };
+    // SAFETY: each pointer is valid but for the one under test.
+    unsafe {
+        assert_eq!(
+            tpack_container_signed_attributes(std::ptr::null(), attrs.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_container_signed_attributes(&c, std::ptr::null_mut()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_container_signed_attributes(&zeroed, attrs.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+    }
+    assert!(sentinel(&attrs));
+    let unsigned_bytes = read("valid/example.tpack");
+    let unsigned = parse(&unsigned_bytes);
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe { tpack_container_signed_attributes(&unsigned, attrs.as_mut_ptr()) },
+        tpack_result::TPACK_RESULT_NOT_SIGNED
+    );
+    assert!(sentinel(&attrs));
+
+    let mut message = [0x77u8; 80];
+    // SAFETY: as above.
+    unsafe {
+        assert_eq!(
+            tpack_container_signed_message(std::ptr::null(), std::ptr::null(), message.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_container_signed_message(&c, std::ptr::null(), std::ptr::null_mut()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+    }
+    // Only some SHA-256 callbacks: refused, whatever the call.
+    let partial = tpack_crypto { sha256_finish: None, ..callbacks(0) };
+    // SAFETY: as above.
+    unsafe {
+        assert_eq!(
+            tpack_container_signed_message(&c, &partial, message.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_BAD_ARGUMENT
+        );
+    }
+    assert_eq!(message, [0x77; 80]);
+
+    let mut auth = MaybeUninit::<tpack_authenticated>::uninit();
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    let authenticate = |c: *const tpack_container, p: *const tpack_policy, crypto: *const tpack_crypto| {
+        let mut raw = [0x5au64; TPACK_AUTHENTICATED_SIZE / 8];
+        let mut e = MaybeUninit::<tpack_error>::uninit();
+        // SAFETY: valid pointers but for the one under test; `raw` is writable authenticated storage.
+        let r =
+            unsafe { tpack_container_authenticate(c, p, crypto, raw.as_mut_ptr().cast(), e.as_mut_ptr()) };
+        if r != OK {
+            assert!(raw.iter().all(|&w| w == 0x5a), "storage written on failure");
+            // SAFETY: written on failure.
+            assert_eq!(unsafe { e.assume_init() }.result, tpack_capi_code(r));
+        }
+        r
+    };
+    assert_eq!(
+        authenticate(std::ptr::null(), &policy, std::ptr::null()),
+        tpack_result::TPACK_RESULT_NULL_ARGUMENT
+    );
+    assert_eq!(
+        authenticate(&c, std::ptr::null(), std::ptr::null()),
+        tpack_result::TPACK_RESULT_NULL_ARGUMENT
+    );
+    assert_eq!(
+        authenticate(&zeroed, &policy, std::ptr::null()),
+        tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+    );
+    assert_eq!(authenticate(&c, &policy, &partial), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    assert_eq!(authenticate(&c, &policy, std::ptr::null()), OK);
+    // SAFETY: NULL storage is what is checked.
+    assert_eq!(
+        unsafe { tpack_container_authenticate(&c, &policy, std::ptr::null(), std::ptr::null_mut(), null) },
+        tpack_result::TPACK_RESULT_NULL_ARGUMENT
+    );
+    // Keys: NULL with a count, an unknown algorithm, a public key of the wrong length, a subject not UTF-8.
+    let bad = |k: tpack_trusted_key| {
+        let keys = [keys[0], k];
+        authenticate(&c, &spec.policy(&keys), std::ptr::null())
+    };
+    let no_keys = tpack_policy { keys: std::ptr::null(), key_count: 1, ..policy };
+    assert_eq!(authenticate(&c, &no_keys, std::ptr::null()), tpack_result::TPACK_RESULT_NULL_ARGUMENT);
+    assert_eq!(bad(tpack_trusted_key { algorithm: 3, ..keys[0] }), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    assert_eq!(
+        bad(tpack_trusted_key { algorithm: u64::MAX, ..keys[0] }),
+        tpack_result::TPACK_RESULT_BAD_ARGUMENT
+    );
+    // A public key of the wrong length is no argument error: it verifies nothing.
+    let short = [tpack_trusted_key { public_key_len: 31, ..keys[0] }];
+    assert_eq!(whole(&c, &spec.policy(&short), std::ptr::null()), "R63");
+    let latin1 = [0xe9u8];
+    assert_eq!(
+        bad(tpack_trusted_key { subject: latin1.as_ptr().cast(), subject_len: 1, ..keys[0] }),
+        tpack_result::TPACK_RESULT_BAD_ARGUMENT
+    );
+    let bad_subject = tpack_policy { subject: latin1.as_ptr().cast(), subject_len: 1, ..policy };
+    assert_eq!(authenticate(&c, &bad_subject, std::ptr::null()), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
+    // A key id only (public key NULL, length ignored) is an argument like any other: R59 here.
+    assert_eq!(
+        bad(tpack_trusted_key { public_key: std::ptr::null(), public_key_len: 99, ..keys[0] }),
+        OK,
+        "the first key matches"
+    );
+
+    // The handle: zeroed storage, a NULL payload output, an index past the end.
+    // SAFETY: valid pointers.
+    assert_eq!(
+        unsafe {
+            tpack_container_authenticate(&c, &policy, std::ptr::null(), auth.as_mut_ptr(), e.as_mut_ptr())
+        },
+        OK
+    );
+    // SAFETY: filled by the successful call.
+    let auth = unsafe { auth.assume_init() };
+    let mut payload = tpack_bytes { data: std::ptr::null(), len: 12345 };
+    let mut count = 0usize;
+    // SAFETY: valid pointers but for the one under test.
+    unsafe {
+        assert_eq!(tpack_container_entry_count(&c, &mut count), OK);
+        assert_eq!(
+            tpack_authenticated_verify_entry(&zeroed_auth, std::ptr::null(), 0, &mut payload, null),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+        assert_eq!(
+            tpack_authenticated_verify_entry(&auth, std::ptr::null(), 0, std::ptr::null_mut(), null),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_authenticated_verify_entry(&auth, std::ptr::null(), count, &mut payload, null),
+            tpack_result::TPACK_RESULT_NOT_FOUND
+        );
+        assert_eq!(
+            tpack_authenticated_verify_entry(&auth, std::ptr::null(), usize::MAX, &mut payload, null),
+            tpack_result::TPACK_RESULT_NOT_FOUND
+        );
+        assert_eq!(
+            tpack_authenticated_verify_entry(&auth, &partial, 0, &mut payload, null),
+            tpack_result::TPACK_RESULT_BAD_ARGUMENT
+        );
+        assert_eq!((payload.data, payload.len), (std::ptr::null(), 12345));
+        assert_eq!(
+            tpack_authenticated_verify(std::ptr::null(), std::ptr::null(), null),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_authenticated_verify(&zeroed_auth, std::ptr::null(), null),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+        assert_eq!(
+            tpack_authenticated_signer(&auth, std::ptr::null_mut()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(tpack_authenticated_verify(&auth, std::ptr::null(), null), OK);
+        // A container handle is not an authenticated one.
+        assert_eq!(
+            tpack_authenticated_verify(std::ptr::from_ref(&c).cast(), std::ptr::null(), null),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+        assert_eq!(
+            tpack_container_verify_authentic(&c, std::ptr::null(), std::ptr::null(), null),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+    }
+
+    // tpack_key_id: an unknown algorithm, a wrong length, NULLs.
+    let key = spec.public_keys[0].clone().expect("public key");
+    let mut id = [0x11u8; 32];
+    // SAFETY: valid pointers but for the one under test.
+    unsafe {
+        assert_eq!(
+            tpack_key_id(9, key.as_ptr(), key.len(), std::ptr::null(), id.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_BAD_ARGUMENT
+        );
+        assert_eq!(
+            tpack_key_id(1, key.as_ptr(), 31, std::ptr::null(), id.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_BAD_ARGUMENT
+        );
+        assert_eq!(
+            tpack_key_id(1, std::ptr::null(), 32, std::ptr::null(), id.as_mut_ptr()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_key_id(1, key.as_ptr(), key.len(), std::ptr::null(), std::ptr::null_mut()),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+    }
+    assert_eq!(id, [0x11; 32]);
+
+    // The result code's message, and the rule names of R54..R64.
+    // SAFETY: a static NUL-terminated message.
+    let m = unsafe { CStr::from_ptr(tpack_result_message(16)) };
+    assert_eq!(m.to_str(), Ok("the container is not signed"));
+    for (n, name) in (54..=64).zip([
+        "SignedFlag",
+        "SignatureEntry",
+        "SignatureMeta",
+        "SignatureLength",
+        "SignatureRequired",
+        "UnknownKey",
+        "AlgorithmMismatch",
+        "SubjectMismatch",
+        "Rollback",
+        "BadSignature",
+        "EntryDigest",
+    ]) {
+        assert_eq!(rule_id(n), format!("R{n}"));
+        // SAFETY: a static NUL-terminated name.
+        assert_eq!(unsafe { CStr::from_ptr(tpack_rule_name(n)) }.to_str(), Ok(name));
+    }
+}
+
+/// The code of `r`, as `tpack_error.result` holds it.
+fn tpack_capi_code(r: tpack_result) -> u32 {
+    r as u32
+}
