@@ -348,6 +348,15 @@
 // Alignment, in bytes, of a metadata value handle's storage.
 #define TPACK_META_VALUE_ALIGN 8
 
+// Most trusted keys a signed decoder's policy holds (`tpack_policy.key_count`).
+#define TPACK_SIGNED_DECODER_MAX_KEYS 4
+
+// Bytes of caller storage a signed decoder handle needs (on every target).
+#define TPACK_SIGNED_DECODER_SIZE 2048
+
+// Alignment, in bytes, of a signed decoder handle's storage.
+#define TPACK_SIGNED_DECODER_ALIGN 8
+
 // Bytes of caller storage a writer handle needs (on every target). The bookkeeping is a separate block
 // (`tpack_writer_bookkeeping_size`).
 #define TPACK_WRITER_SIZE 512
@@ -729,6 +738,28 @@ typedef struct tpack_le_array {
   // The size of one element in bytes: 1, 2, 4 or 8.
   size_t element_size;
 } tpack_le_array;
+
+// Caller storage for a push decoder that authenticates the stream against a policy, filled by
+// `tpack_signed_decoder_init`. Opaque. It holds the caller's buffers exclusively and refers to the policy's
+// keys, public keys and subjects: all must stay valid and unchanged while the decoder is used, and the
+// decoder itself may not be copied or moved (it refers to itself). Not thread-safe; owns nothing.
+typedef struct tpack_signed_decoder {
+  uint64_t opaque[256];
+} tpack_signed_decoder;
+
+// Who signed a stream that `tpack_signed_decoder_finish` accepted.
+typedef struct tpack_signer {
+  // Whether the stream was signed: false for an unsigned stream that the policy allowed (the other fields
+  // are then 0).
+  bool is_signed;
+  // The algorithm's code (`TPACK_ALGORITHM_*`).
+  uint64_t algorithm;
+  // The signed security counter: raise the device's floor to it only once the new model is committed and
+  // found working.
+  uint64_t counter;
+  // The signing key's id.
+  uint8_t key_id[TPACK_KEY_ID_LEN];
+} tpack_signer;
 
 // Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
 // `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
@@ -1636,6 +1667,154 @@ const char *tpack_rule_id(uint32_t number);
 // The short name of rule `number` ("HeaderChecksum"), static and NUL-terminated; NULL for a number that is
 // no rule (0 included).
 const char *tpack_rule_name(uint32_t number);
+
+// Fills `out_storage` with a push decoder that authenticates the stream against `policy` (at most
+// `TPACK_SIGNED_DECODER_MAX_KEYS` trusted keys) with `crypto` (NULL: the built-in one), keeping its state in
+// `buffer` (as `tpack_decoder_init`) and the entries' digests in `digests` (32 bytes per entry: a stream with
+// more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`, `needed` in
+// `out_error->value`, when its prefix arrives).
+//
+// Events are those of `tpack_decoder_decode`, except that a stream refused from its prefix (R58 to R62)
+// releases **no event at all** from its prefix on, so that nothing is erased or written for it:
+// `tpack_signed_decoder_is_doomed` says so at once, and `tpack_signed_decoder_finish` names the rule.
+// Payload bytes released before `tpack_signed_decoder_finish` accepts the stream are **not yet authentic**:
+// stage them, and commit (copy to their final place, mark the slot bootable) only after it.
+//
+// The decoder refers to `policy`'s keys, public keys and subjects (not to the `tpack_policy` struct itself,
+// which may go) and to `crypto`'s callbacks and `user`: they must stay valid while the decoder is used.
+//
+// # Errors
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` or a policy of more than
+// `TPACK_SIGNED_DECODER_MAX_KEYS` keys; `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`;
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
+//
+// # Safety
+// `out_storage` must point to a writable `tpack_signed_decoder`; `buffer` and `digests` to `buffer_len` and
+// `digests_len` writable bytes that no one else uses while the decoder is used; `policy` to a readable
+// `tpack_policy` whose keys and strings stay valid and unchanged while the decoder is used; `crypto` be NULL
+// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used.
+tpack_result tpack_signed_decoder_init(struct tpack_signed_decoder *out_storage,
+                                       uint8_t *buffer,
+                                       size_t buffer_len,
+                                       uint8_t *digests,
+                                       size_t digests_len,
+                                       const struct tpack_policy *policy,
+                                       const struct tpack_crypto *crypto);
+
+// As `tpack_decoder_decode`, authenticating as it goes; once the stream is refused from its prefix it
+// consumes its input and gives `TPACK_EVENT_NONE` (no `TPACK_EVENT_PREFIX` either).
+//
+// # Errors
+// As `tpack_decoder_decode`.
+//
+// # Safety
+// As `tpack_decoder_decode`, for a `tpack_signed_decoder`.
+tpack_result tpack_signed_decoder_decode(struct tpack_signed_decoder *decoder,
+                                         const uint8_t *chunk,
+                                         size_t len,
+                                         size_t *out_used,
+                                         struct tpack_event *out_event,
+                                         struct tpack_error *out_error);
+
+// Ends the stream and gives the authenticated verdict, in the spec's order: the structural rules, then R58
+// to R63, then entry by entry R37, R64 and R50. On success, writes who signed the stream to `out_signer`
+// (`is_signed` false for an unsigned stream the policy allowed): only now may the staged bytes be committed.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with the first broken rule (58…64 included), the error the decoder stopped
+// with, `TPACK_RESULT_BUFFER_TOO_SMALL` (the buffer, or `digests` for the stream's entries),
+// `TPACK_RESULT_DECODER_FINISHED` for a second call; a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a `tpack_signed_decoder` filled by `tpack_signed_decoder_init`, used by no one else
+// during the call; `out_signer` to a writable `tpack_signer`; `out_error` be NULL or point to a writable
+// `tpack_error`.
+tpack_result tpack_signed_decoder_finish(struct tpack_signed_decoder *decoder,
+                                         struct tpack_signer *out_signer,
+                                         struct tpack_error *out_error);
+
+// Writes whether the stream is already known to be refused — by the policy, from its prefix, or by a broken
+// rule — so that the transfer can be abandoned (`tpack_signed_decoder_finish` names the rule).
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_doomed` to a writable `bool`.
+tpack_result tpack_signed_decoder_is_doomed(const struct tpack_signed_decoder *decoder,
+                                            bool *out_doomed);
+
+// Writes how many bytes of the stream the decoder has consumed.
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_position` to a writable `uint64_t`.
+tpack_result tpack_signed_decoder_position(const struct tpack_signed_decoder *decoder,
+                                           uint64_t *out_position);
+
+// Writes what the stream's prefix declares about its signature (claims until
+// `tpack_signed_decoder_finish` accepts the stream; `digests` and `signature` are empty: the signature entry
+// comes last). Available from `TPACK_EVENT_PREFIX` on, and also for a stream the policy refused, whose
+// prefix arrived valid: to report who signed what was refused.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix, `TPACK_RESULT_NOT_SIGNED` for an unsigned stream, a handle
+// error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_attributes` to a writable
+// `tpack_signed_attributes`.
+tpack_result tpack_signed_decoder_prefix_signed_attributes(const struct tpack_signed_decoder *decoder,
+                                                           struct tpack_signed_attributes *out_attributes);
+
+// As `tpack_decoder_prefix_entry_count`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_entry_count`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_count` to a writable `size_t`.
+tpack_result tpack_signed_decoder_prefix_entry_count(const struct tpack_signed_decoder *decoder,
+                                                     size_t *out_count);
+
+// As `tpack_decoder_prefix_entry`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_entry`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_entry` to a writable `tpack_entry`.
+tpack_result tpack_signed_decoder_prefix_entry(const struct tpack_signed_decoder *decoder,
+                                               size_t index,
+                                               struct tpack_entry *out_entry);
+
+// As `tpack_decoder_prefix_find`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_find`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `name` to `name_len` readable bytes, `out_entry`
+// to a writable `tpack_entry`.
+tpack_result tpack_signed_decoder_prefix_find(const struct tpack_signed_decoder *decoder,
+                                              const char *name,
+                                              size_t name_len,
+                                              struct tpack_entry *out_entry);
+
+// As `tpack_decoder_prefix_metadata_get`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_metadata_get`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `key` to `key_len` readable bytes, `out_value` to
+// a writable `tpack_meta_value`.
+tpack_result tpack_signed_decoder_prefix_metadata_get(const struct tpack_signed_decoder *decoder,
+                                                      const char *key,
+                                                      size_t key_len,
+                                                      struct tpack_meta_value *out_value);
 
 // Writes the bytes of bookkeeping storage that a writer for up to `max_entries` entries (and, separately,
 // metadata records) and `max_bytes` bytes of names (and, separately, of encoded metadata: 15 bytes per record

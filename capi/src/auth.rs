@@ -3,7 +3,7 @@
 //! ([`tpack_authenticated`]), and then each entry's digest (R64) lazily or the whole payload-integrity group.
 
 use core::ffi::c_char;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 
 use tpack::auth::{Algorithm, Authenticated, Policy, SignedAttributes, TrustedKey};
 use tpack::format::DIGEST_LEN;
@@ -311,12 +311,8 @@ unsafe fn policy_arg<'a>(
 ) -> Result<PolicyArg<'a>, Failure> {
     // SAFETY: the caller's contract; every field is a pointer, an integer or a C `bool` the caller set.
     let p = unsafe { read_arg(p) }?;
-    let keys: &[tpack_trusted_key] = if p.key_count == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller's contract: `key_count` initialized keys at `keys`, during the call.
-        unsafe { array_of(p.keys, p.key_count) }?
-    };
+    // SAFETY: the caller's contract: `key_count` initialized keys at `keys`, during the call.
+    let keys = unsafe { keys_of(&p) }?;
     let mut key = None;
     for k in keys {
         // SAFETY: the caller's contract, passed on.
@@ -328,6 +324,49 @@ unsafe fn policy_arg<'a>(
     // SAFETY: the caller's contract.
     let subject = unsafe { optional_text(p.subject, p.subject_len) }?;
     Ok(PolicyArg { key, require_signature: p.require_signature, min_counter: p.min_counter, subject })
+}
+
+/// The policy at `p` for a decoder, which meets the container later: every key, checked, into `keys`; the
+/// number of keys, and the rest of the policy (its `keys` empty: the caller points them at where `keys` ends
+/// up).
+///
+/// # Errors
+/// `TPACK_RESULT_SHORT_STORAGE` for more keys than `keys` holds; as [`trusted_key`].
+///
+/// # Safety
+/// `p` points to a readable `tpack_policy` whose keys and strings are readable and unchanged for `'a`.
+pub(crate) unsafe fn policy_parts<'a>(
+    p: *const tpack_policy,
+    keys: &mut [MaybeUninit<TrustedKey<'a>>],
+) -> Result<(usize, Policy<'a>), Failure> {
+    // SAFETY: the caller's contract; every field is a pointer, an integer or a C `bool` the caller set.
+    let p = unsafe { read_arg(p) }?;
+    // SAFETY: the caller's contract.
+    let given = unsafe { keys_of(&p) }?;
+    if given.len() > keys.len() {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
+    }
+    for (slot, k) in keys.iter_mut().zip(given) {
+        // SAFETY: the caller's contract, passed on.
+        slot.write(unsafe { trusted_key(k) }?);
+    }
+    // SAFETY: the caller's contract.
+    let subject = unsafe { optional_text(p.subject, p.subject_len) }?;
+    let policy =
+        Policy { keys: &[], require_signature: p.require_signature, min_counter: p.min_counter, subject };
+    Ok((given.len(), policy))
+}
+
+/// The keys of policy `p`.
+///
+/// # Safety
+/// `p.keys` points to `p.key_count` initialized keys, readable and unchanged for `'a` (or `key_count` is 0).
+unsafe fn keys_of<'a>(p: &tpack_policy) -> Result<&'a [tpack_trusted_key], Failure> {
+    if p.key_count == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: this function's contract.
+    unsafe { array_of(p.keys, p.key_count) }
 }
 
 /// Checks the container's signature against `policy`, in the spec's order, and on success fills

@@ -269,3 +269,37 @@ pub(crate) unsafe fn take<S, T: Handle>(p: *mut S) -> Result<T, Failure> {
         Ok(value)
     }
 }
+
+/// The place of the value in storage `p` that [`storage`] checked, not borrowed: for a handle whose parts
+/// borrow one another (a signed decoder's policy borrows the keys beside it), which must be written and
+/// reached field by field, never through a `&mut` to the whole.
+pub(crate) fn value_place<T: Handle>(p: NonNull<Stored<T>>) -> *mut T {
+    // SAFETY: `p` is not NULL and aligned (checked by `storage`); `addr_of_mut!` computes the field's address
+    // without reading or borrowing anything.
+    unsafe { core::ptr::addr_of_mut!((*p.as_ptr()).value) }
+}
+
+/// Tags storage `p` as holding a `T`, once its value has been written in place through [`value_place`].
+///
+/// # Safety
+/// `p` must be valid for writes of the storage type it was cast from, and its value fully written.
+pub(crate) unsafe fn tag<T: Handle>(p: NonNull<Stored<T>>) {
+    // SAFETY: this function's contract; the tag is a plain `u64` field.
+    unsafe { core::ptr::addr_of_mut!((*p.as_ptr()).tag).write(T::TAG) }
+}
+
+/// The place of the value held by caller storage `p`, checked (not NULL, aligned, tagged) like [`handle`], but
+/// not borrowed: see [`value_place`].
+///
+/// # Safety
+/// A non-NULL, aligned `p` must point to readable storage of its C type.
+pub(crate) unsafe fn filled_place<S, T: Handle>(p: *const S) -> Result<*mut T, Failure> {
+    let p = out(p.cast_mut().cast::<Stored<T>>())?;
+    // SAFETY: readable by this function's contract; the tag is a plain `u64` at the start of `Stored<T>`
+    // (`repr(C)`), and any bit pattern is a valid `u64`.
+    let tag = unsafe { p.as_ptr().cast::<u64>().read() };
+    if tag != T::TAG {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE));
+    }
+    Ok(value_place(p))
+}

@@ -46,6 +46,7 @@ mod error;
 mod message;
 mod metadata;
 mod names;
+mod signed_decoder;
 mod view;
 mod writer;
 
@@ -59,6 +60,7 @@ pub use error::*;
 pub use message::*;
 pub use metadata::*;
 pub use names::*;
+pub use signed_decoder::*;
 pub use writer::*;
 
 /// Panics inside the boundary, to test that the panic is caught: returns `TPACK_RESULT_PANIC` and writes

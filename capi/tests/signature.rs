@@ -752,3 +752,377 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
 fn tpack_capi_code(r: tpack_result) -> u32 {
     r as u32
 }
+
+/// What a signed decoder made of a stream: the verdict, and what it released.
+#[derive(Debug, Default)]
+struct Streamed {
+    verdict: String,
+    prefix_events: usize,
+    payload_events: usize,
+    /// Bytes consumed when `tpack_signed_decoder_is_doomed` first said yes (checked after every call).
+    doomed_at: Option<usize>,
+    signer: Option<tpack_signer>,
+}
+
+/// Feeds `bytes` to a signed decoder with `policy` in `chunk`-byte chunks.
+fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chunk: usize) -> Streamed {
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut digests = vec![0u8; 32 * 64];
+    let mut d = Box::new(MaybeUninit::<tpack_signed_decoder>::uninit());
+    // SAFETY: writable storage and buffers that outlive the decoder; a policy whose keys outlive it.
+    let r = unsafe {
+        tpack_signed_decoder_init(
+            d.as_mut_ptr(),
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            digests.as_mut_ptr(),
+            digests.len(),
+            policy,
+            crypto,
+        )
+    };
+    assert_eq!(r, OK);
+    let mut out = Streamed::default();
+    let mut consumed = 0usize;
+    for piece in bytes.chunks(chunk) {
+        let mut rest = piece;
+        loop {
+            let (mut used, mut event) = (0usize, MaybeUninit::<tpack_event>::uninit());
+            let mut e = MaybeUninit::<tpack_error>::uninit();
+            // SAFETY: a filled decoder used by this thread only; readable chunk; writable outputs.
+            let r = unsafe {
+                tpack_signed_decoder_decode(
+                    d.as_mut_ptr(),
+                    rest.as_ptr(),
+                    rest.len(),
+                    &mut used,
+                    event.as_mut_ptr(),
+                    e.as_mut_ptr(),
+                )
+            };
+            if r != OK {
+                out.verdict = verdict(r, &e);
+                return out;
+            }
+            // SAFETY: written on success.
+            let event = unsafe { event.assume_init() };
+            consumed += used;
+            rest = &rest[used..];
+            let mut doomed = false;
+            // SAFETY: a filled decoder; a writable bool.
+            assert_eq!(unsafe { tpack_signed_decoder_is_doomed(d.as_ptr(), &mut doomed) }, OK);
+            if doomed && out.doomed_at.is_none() {
+                out.doomed_at = Some(consumed);
+            }
+            match event.kind {
+                tpack_event_kind::TPACK_EVENT_NONE => break,
+                tpack_event_kind::TPACK_EVENT_PREFIX => out.prefix_events += 1,
+                tpack_event_kind::TPACK_EVENT_PAYLOAD => out.payload_events += 1,
+                _ => {}
+            }
+        }
+    }
+    let mut position = 0u64;
+    // SAFETY: a filled decoder; a writable position.
+    assert_eq!(unsafe { tpack_signed_decoder_position(d.as_ptr(), &mut position) }, OK);
+    assert_eq!(position, bytes.len() as u64);
+    let mut signer = MaybeUninit::<tpack_signer>::uninit();
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // SAFETY: a filled decoder; writable outputs.
+    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), signer.as_mut_ptr(), e.as_mut_ptr()) };
+    out.verdict = verdict(r, &e);
+    if r == OK {
+        // SAFETY: written on success.
+        out.signer = Some(unsafe { signer.assume_init() });
+    }
+    out
+}
+
+/// The first payload byte's offset in `bytes` (a valid container).
+fn first_payload(bytes: &[u8]) -> usize {
+    let c = parse(bytes);
+    let mut entry = MaybeUninit::<tpack_entry>::uninit();
+    // SAFETY: a filled container; a writable entry.
+    assert_eq!(unsafe { tpack_container_entry(&c, 0, entry.as_mut_ptr()) }, OK);
+    // SAFETY: written on success.
+    usize::try_from(unsafe { entry.assume_init() }.offset).expect("small")
+}
+
+#[test]
+fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_prefix() {
+    let mut refused_early = 0;
+    for v in signed_vectors() {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        for check in v["verifications"].as_array().expect("verifications") {
+            let spec = PolicySpec::of(check);
+            let keys = spec.keys();
+            let policy = spec.policy(&keys);
+            let want = check["verdict"].as_str().expect("verdict");
+            for chunk in [13, 4096] {
+                let got = stream(&bytes, &policy, std::ptr::null(), chunk);
+                assert_eq!(got.verdict, want, "{file} in {chunk}-byte chunks: {check}");
+                if ["R58", "R59", "R60", "R61", "R62"].contains(&want) {
+                    // Refused from the prefix: not one event, doomed before the first payload byte.
+                    assert_eq!((got.prefix_events, got.payload_events), (0, 0), "{file}: {check}");
+                    // In small chunks, doomed within a chunk of the first payload byte (the refusal swallows
+                    // the rest of the call's input, so a large chunk says nothing finer).
+                    let bound = if chunk == 13 { first_payload(&bytes) + chunk } else { bytes.len() };
+                    assert!(
+                        got.doomed_at.is_some_and(|at| at <= bound),
+                        "{file}: doomed at {:?}",
+                        got.doomed_at
+                    );
+                    refused_early += 1;
+                } else {
+                    assert_eq!(got.prefix_events, 1, "{file}");
+                    assert!(got.payload_events > 0, "{file}");
+                }
+                if want == "ok" {
+                    let signer = got.signer.expect("signer");
+                    let c = parse(&bytes);
+                    let mut claims = MaybeUninit::<tpack_signed_attributes>::uninit();
+                    // SAFETY: a filled container; a writable output.
+                    let signed = unsafe { tpack_container_signed_attributes(&c, claims.as_mut_ptr()) } == OK;
+                    assert_eq!(signer.is_signed, signed, "{file}");
+                    if signed {
+                        // SAFETY: written on success.
+                        let claims = unsafe { claims.assume_init() };
+                        assert_eq!(
+                            (signer.algorithm, signer.counter, signer.key_id),
+                            (claims.algorithm, claims.counter, claims.key_id)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused_early >= 2 * 15, "{refused_early}");
+}
+
+#[test]
+fn the_signed_decoder_agrees_with_the_reader_on_every_vector_when_signatures_are_optional() {
+    let open = tpack_policy {
+        keys: std::ptr::null(),
+        key_count: 0,
+        require_signature: false,
+        min_counter: 0,
+        subject: std::ptr::null(),
+        subject_len: 0,
+    };
+    for v in manifest() {
+        let file = v["file"].as_str().expect("file");
+        let bytes = read(file);
+        let got = stream(&bytes, &open, std::ptr::null(), 13);
+        // The reader: parse, then the authenticated verification with the same policy.
+        let mut c = MaybeUninit::<tpack_container>::uninit();
+        let mut e = MaybeUninit::<tpack_error>::uninit();
+        // SAFETY: readable bytes; writable outputs.
+        let r = unsafe { tpack_container_parse(bytes.as_ptr(), bytes.len(), c.as_mut_ptr(), e.as_mut_ptr()) };
+        let want = if r == OK {
+            // SAFETY: filled by the successful call.
+            whole(&unsafe { c.assume_init() }, &open, std::ptr::null())
+        } else {
+            verdict(r, &e)
+        };
+        assert_eq!(got.verdict, want, "{file}");
+        // A signed container with no key trusted is R59 (and not released); an unsigned one is just verified.
+        if v["valid"] == true && v["decoding"].get("signature").is_none() {
+            assert_eq!(got.verdict, "ok", "{file}");
+            assert!(!got.signer.expect("signer").is_signed);
+        }
+    }
+}
+
+#[test]
+fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments() {
+    let v = signed_vectors().find(|v| v["file"] == "valid/signed-ed25519.tpack").expect("vector");
+    let bytes = read("valid/signed-ed25519.tpack");
+    let spec = PolicySpec::of(&v["verifications"][1]); // min_counter 8: R62
+    let keys = spec.keys();
+    let policy = spec.policy(&keys);
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut digests = vec![0u8; 32 * 8];
+    let mut d = Box::new(MaybeUninit::<tpack_signed_decoder>::uninit());
+    let init =
+        |d: *mut tpack_signed_decoder, policy: *const tpack_policy, digests: &mut [u8], buffer: &mut [u8]| {
+            // SAFETY: valid pointers but for the one under test.
+            unsafe {
+                tpack_signed_decoder_init(
+                    d,
+                    buffer.as_mut_ptr(),
+                    buffer.len(),
+                    digests.as_mut_ptr(),
+                    digests.len(),
+                    policy,
+                    std::ptr::null(),
+                )
+            }
+        };
+    // Argument checks: NULL storage, NULL policy, too many keys, a short buffer, zeroed storage.
+    assert_eq!(
+        init(std::ptr::null_mut(), &policy, &mut digests, &mut buffer),
+        tpack_result::TPACK_RESULT_NULL_ARGUMENT
+    );
+    assert_eq!(
+        init(d.as_mut_ptr(), std::ptr::null(), &mut digests, &mut buffer),
+        tpack_result::TPACK_RESULT_NULL_ARGUMENT
+    );
+    let many = vec![keys[0]; TPACK_SIGNED_DECODER_MAX_KEYS + 1];
+    assert_eq!(
+        init(d.as_mut_ptr(), &spec.policy(&many), &mut digests, &mut buffer),
+        tpack_result::TPACK_RESULT_SHORT_STORAGE
+    );
+    let max = vec![keys[0]; TPACK_SIGNED_DECODER_MAX_KEYS];
+    assert_eq!(
+        init(d.as_mut_ptr(), &spec.policy(&max), &mut digests, &mut buffer[..159]),
+        tpack_result::TPACK_RESULT_SHORT_STORAGE
+    );
+    let bad_key = [tpack_trusted_key { algorithm: 7, ..keys[0] }];
+    assert_eq!(
+        init(d.as_mut_ptr(), &spec.policy(&bad_key), &mut digests, &mut buffer),
+        tpack_result::TPACK_RESULT_BAD_ARGUMENT
+    );
+    // SAFETY: all-zero bits are valid for this plain C type.
+    let zeroed: tpack_signed_decoder = unsafe { std::mem::zeroed() };
+    let mut doomed = false;
+    // SAFETY: valid pointers but for the one under test.
+    unsafe {
+        assert_eq!(
+            tpack_signed_decoder_is_doomed(&zeroed, &mut doomed),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+        assert_eq!(
+            tpack_signed_decoder_is_doomed(std::ptr::null(), &mut doomed),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        assert_eq!(
+            tpack_signed_decoder_finish(
+                std::ptr::from_ref(&zeroed).cast_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut()
+            ),
+            tpack_result::TPACK_RESULT_NULL_ARGUMENT
+        );
+        // A plain decoder is not a signed one.
+        let mut plain = MaybeUninit::<tpack_decoder>::uninit();
+        assert_eq!(tpack_decoder_init(plain.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(
+            tpack_signed_decoder_is_doomed(plain.as_ptr().cast(), &mut doomed),
+            tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
+        );
+    }
+
+    // The policy struct itself may go after init (only its keys are kept): build it in a scope.
+    {
+        let policy = spec.policy(&keys);
+        assert_eq!(init(d.as_mut_ptr(), &policy, &mut digests, &mut buffer), OK);
+    }
+    let mut attrs = MaybeUninit::<tpack_signed_attributes>::uninit();
+    // SAFETY: a filled decoder; a writable output.
+    assert_eq!(
+        unsafe { tpack_signed_decoder_prefix_signed_attributes(d.as_ptr(), attrs.as_mut_ptr()) },
+        tpack_result::TPACK_RESULT_NOT_FOUND,
+        "no prefix yet"
+    );
+    // Feed the prefix and a little more: refused (R62) from the prefix, and the prefix still readable.
+    let prefix_end = first_payload(&bytes);
+    let (mut used, mut event) = (0usize, MaybeUninit::<tpack_event>::uninit());
+    // SAFETY: a filled decoder; readable bytes; writable outputs.
+    let r = unsafe {
+        tpack_signed_decoder_decode(
+            d.as_mut_ptr(),
+            bytes.as_ptr(),
+            prefix_end,
+            &mut used,
+            event.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, OK);
+    assert_eq!(used, prefix_end);
+    // SAFETY: written on success.
+    assert_eq!(unsafe { event.assume_init() }.kind, tpack_event_kind::TPACK_EVENT_NONE);
+    // SAFETY: a filled decoder; writable outputs.
+    unsafe {
+        assert_eq!(tpack_signed_decoder_is_doomed(d.as_ptr(), &mut doomed), OK);
+        assert!(doomed);
+        assert_eq!(tpack_signed_decoder_prefix_signed_attributes(d.as_ptr(), attrs.as_mut_ptr()), OK);
+        let attrs = attrs.assume_init();
+        assert_eq!((attrs.algorithm, attrs.counter), (1, 7));
+        assert!(attrs.digests.data.is_null() && attrs.signature.data.is_null());
+        assert_eq!(str_of(attrs.subject).as_deref(), Some("tpack.test"));
+        let mut count = 0usize;
+        assert_eq!(tpack_signed_decoder_prefix_entry_count(d.as_ptr(), &mut count), OK);
+        assert_eq!(count, 7);
+        let mut entry = MaybeUninit::<tpack_entry>::uninit();
+        assert_eq!(
+            tpack_signed_decoder_prefix_find(d.as_ptr(), c"embed.weight".as_ptr(), 12, entry.as_mut_ptr()),
+            OK
+        );
+        assert_eq!(tpack_signed_decoder_prefix_entry(d.as_ptr(), 6, entry.as_mut_ptr()), OK);
+        assert_eq!(str_of(entry.assume_init().name).as_deref(), Some("tpack.signature"));
+        let mut value = MaybeUninit::<tpack_meta_value>::uninit();
+        assert_eq!(
+            tpack_signed_decoder_prefix_metadata_get(
+                d.as_ptr(),
+                c"tpack.sig.counter".as_ptr(),
+                17,
+                value.as_mut_ptr()
+            ),
+            OK
+        );
+        let mut counter = 0u64;
+        assert_eq!(tpack_meta_u64(value.as_ptr(), &mut counter), OK);
+        assert_eq!(counter, 7);
+    }
+    // The rest is swallowed; finish names R62 with the counter; a second finish is DECODER_FINISHED.
+    let rest = &bytes[prefix_end..];
+    // SAFETY: as above.
+    let r = unsafe {
+        tpack_signed_decoder_decode(
+            d.as_mut_ptr(),
+            rest.as_ptr(),
+            rest.len(),
+            &mut used,
+            event.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!((r, used), (OK, rest.len()));
+    // SAFETY: written on success.
+    assert_eq!(unsafe { event.assume_init() }.kind, tpack_event_kind::TPACK_EVENT_NONE);
+    let mut signer = tpack_signer { is_signed: true, algorithm: 99, counter: 99, key_id: [9; 32] };
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // SAFETY: a filled decoder; writable outputs.
+    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), &mut signer, e.as_mut_ptr()) };
+    assert_eq!(r, INVALID);
+    // SAFETY: written on failure.
+    let e = unsafe { e.assume_init() };
+    assert_eq!((e.rule, e.value), (62, 7));
+    assert_eq!((signer.algorithm, signer.counter), (99, 99), "untouched on failure");
+
+    // Digests too short for the stream's entries: BUFFER_TOO_SMALL with what it needs.
+    let accept = PolicySpec::of(&v["verifications"][0]);
+    let accept_keys = accept.keys();
+    let mut short_digests = vec![0u8; 32 * 5];
+    assert_eq!(init(d.as_mut_ptr(), &accept.policy(&accept_keys), &mut short_digests, &mut buffer), OK);
+    // SAFETY: as above.
+    let r = unsafe {
+        tpack_signed_decoder_decode(
+            d.as_mut_ptr(),
+            bytes.as_ptr(),
+            bytes.len(),
+            &mut used,
+            event.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, OK);
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // SAFETY: as above.
+    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), &mut signer, e.as_mut_ptr()) };
+    assert_eq!(r, tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
+    // SAFETY: written on failure.
+    assert_eq!(unsafe { e.assume_init() }.value, 32 * 6);
+}
