@@ -18,6 +18,14 @@
 //! prefix, whose checksum decides between them and R13 (a damaged header: the header diagnosis of spec §12). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
 //! that one is held, so that a caller can stop the transfer, and events stop when the prefix is invalid.
 //!
+//! # Signed streams
+//!
+//! [`SignedDecoder`] wraps a decoder with a [`crate::auth::Policy`] (spec §14): a stream the policy refuses from
+//! its prefix (no signature where one is required, an untrusted key, another algorithm or subject, a counter
+//! below the floor) releases no event after the prefix, and the signature and the entries' digests are judged
+//! when the signature entry arrives. [`Placer::commit`] copies bytes staged in a [`ReadRegion`] to their final
+//! region only with the [`Authentic`] proof its `finish` returns.
+//!
 //! # Memory
 //!
 //! The decoder holds no bytes itself; its state ([`DecoderState`], [`DecoderState::SIZE`] bytes) is plain
