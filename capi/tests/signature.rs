@@ -13,6 +13,10 @@ use tpack::auth::{Algorithm, Crypto, Sha256, SoftwareCrypto};
 use tpack_capi::*;
 
 const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
+/// Under Miri (CI runs these tests there, on s390x, for the C boundary) an Ed25519 verification takes minutes:
+/// there, the verifications sampled are those decided before the signature is checked (R58 to R62), and a call
+/// that must authenticate a genuine container uses [`built_in`]'s stand-in, a caller verifier that says yes.
+const MIRI: bool = cfg!(miri);
 const INVALID: tpack_result = tpack_result::TPACK_RESULT_INVALID_CONTAINER;
 
 fn manifest() -> &'static [Value] {
@@ -183,6 +187,43 @@ fn lazy(c: &tpack_container, policy: &tpack_policy, crypto: *const tpack_crypto)
     verdict(r, &e)
 }
 
+/// Whether a verification with verdict `want` runs in this build (all natively; under Miri, see [`MIRI`]).
+fn sampled(want: &str) -> bool {
+    !MIRI || ["R58", "R59", "R60", "R61", "R62"].contains(&want)
+}
+
+unsafe extern "C" fn says_yes(
+    _: *mut c_void,
+    _: u64,
+    _: *const u8,
+    _: usize,
+    _: *const u8,
+    _: *const u8,
+    _: usize,
+) -> i32 {
+    1
+}
+
+/// The crypto a call that must succeed passes: the built-in one (NULL), or under Miri a verifier that says yes.
+struct BuiltIn(Option<tpack_crypto>);
+
+impl BuiltIn {
+    fn ptr(&self) -> *const tpack_crypto {
+        self.0.as_ref().map_or(std::ptr::null(), std::ptr::from_ref)
+    }
+}
+
+fn built_in() -> BuiltIn {
+    BuiltIn(MIRI.then_some(tpack_crypto {
+        user: std::ptr::null_mut(),
+        sha256_begin: None,
+        sha256_update: None,
+        sha256_finish: None,
+        verify: Some(says_yes),
+        verify_algorithms: 0b110,
+    }))
+}
+
 fn signed_vectors() -> impl Iterator<Item = &'static Value> {
     manifest().iter().filter(|v| v.get("verifications").is_some())
 }
@@ -200,14 +241,21 @@ fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
+            if !sampled(want) {
+                continue;
+            }
             assert_eq!(whole(&c, &policy, std::ptr::null()), want, "{file}: {check}");
             assert_eq!(lazy(&c, &policy, std::ptr::null()), want, "{file} (entry by entry): {check}");
             verdicts.insert(want.to_owned());
             checked += 1;
         }
     }
-    assert!(checked >= 30, "only {checked} verifications");
-    let all: Vec<&str> = ["R58", "R59", "R60", "R61", "R62", "R63", "R64", "ok"].into();
+    assert!(checked >= if MIRI { 10 } else { 30 }, "only {checked} verifications");
+    let all: Vec<&str> = if MIRI {
+        ["R58", "R59", "R60", "R61", "R62"].into()
+    } else {
+        ["R58", "R59", "R60", "R61", "R62", "R63", "R64", "ok"].into()
+    };
     assert_eq!(verdicts.iter().map(String::as_str).collect::<Vec<_>>(), all, "verdicts the manifest covers");
 }
 
@@ -267,12 +315,13 @@ fn check_signatures(c: &tpack_container, want: &Value, file: &str) -> usize {
 #[test]
 fn signed_attributes_and_message_are_the_manifest_decodings_signature() {
     let mut signed = 0;
-    for v in manifest().iter().filter(|v| v["valid"] == true) {
+    // Under Miri, every 4th valid vector (SHA-256 of each prefix is slow there too).
+    for v in manifest().iter().filter(|v| v["valid"] == true).step_by(if MIRI { 4 } else { 1 }) {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
         signed += check_signatures(&parse(&bytes), &v["decoding"], file);
     }
-    assert!(signed >= 15, "only {signed} signed containers");
+    assert!(signed >= if MIRI { 3 } else { 15 }, "only {signed} signed containers");
 }
 
 #[test]
@@ -283,11 +332,12 @@ fn the_signer_of_an_authenticated_container_is_its_signed_attributes() {
     let spec = PolicySpec::of(&v["verifications"][0]);
     let keys = spec.keys();
     let policy = spec.policy(&keys);
+    let crypto = built_in();
     let mut a = MaybeUninit::<tpack_authenticated>::uninit();
     // SAFETY: as in `lazy`.
     assert_eq!(
         unsafe {
-            tpack_container_authenticate(&c, &policy, std::ptr::null(), a.as_mut_ptr(), std::ptr::null_mut())
+            tpack_container_authenticate(&c, &policy, crypto.ptr(), a.as_mut_ptr(), std::ptr::null_mut())
         },
         OK
     );
@@ -429,11 +479,17 @@ unsafe extern "C" fn verify(
             std::slice::from_raw_parts(signature, signature_len),
         )
     };
-    let truth =
-        SoftwareCrypto.verify(Algorithm::from_code(algorithm).expect("known"), key, message, signature);
-    engine(|e| {
+    let answer = engine(|e| {
         e.verifies += 1;
-        e.answer.unwrap_or(i32::from(truth))
+        e.answer
+    });
+    answer.unwrap_or_else(|| {
+        i32::from(SoftwareCrypto.verify(
+            Algorithm::from_code(algorithm).expect("known"),
+            key,
+            message,
+            signature,
+        ))
     })
 }
 
@@ -462,14 +518,19 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
+            if !sampled(want) {
+                continue;
+            }
             assert_eq!(whole(&c, &policy, &crypto), want, "{file}: {check}");
             assert_eq!(lazy(&c, &policy, &crypto), want, "{file}: {check}");
             checked += 1;
         }
     }
-    assert!(checked >= 30);
+    assert!(checked >= if MIRI { 10 } else { 30 });
     let (begins, updated, verifies) = engine(|e| (e.begins, e.updated, e.verifies));
-    assert!(begins > 100 && updated > 100_000 / 100 && verifies > 20, "{begins} {updated} {verifies}");
+    if !MIRI {
+        assert!(begins > 100 && updated > 1000 && verifies > 20, "{begins} {updated} {verifies}");
+    }
 
     // The callbacks decide: a verifier that says no is R63; one that says yes to a forged key id is believed.
     let v = signed_vectors().find(|v| v["file"] == "valid/signed-ed25519.tpack").expect("vector");
@@ -489,6 +550,9 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
     // Without Ed25519 in `verify_algorithms`: R60.
     let p256_only = callbacks(1 << 2);
     assert_eq!(whole(&c, &policy, &p256_only), "R60");
+    if MIRI {
+        return; // the rest verifies Ed25519 signatures with the built-in verifier
+    }
     // A hash engine only (`verify` NULL): the built-in verifiers, with the engine's hashes.
     let hash_only = tpack_crypto { verify: None, verify_algorithms: 0, ..crypto };
     let before = engine(|e| e.begins);
@@ -606,7 +670,8 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
         tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
     );
     assert_eq!(authenticate(&c, &policy, &partial), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(authenticate(&c, &policy, std::ptr::null()), OK);
+    let trusted = built_in();
+    assert_eq!(authenticate(&c, &policy, trusted.ptr()), OK);
     // SAFETY: NULL storage is what is checked.
     assert_eq!(
         unsafe { tpack_container_authenticate(&c, &policy, std::ptr::null(), std::ptr::null_mut(), null) },
@@ -615,7 +680,7 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
     // Keys: NULL with a count, an unknown algorithm, a public key of the wrong length, a subject not UTF-8.
     let bad = |k: tpack_trusted_key| {
         let keys = [keys[0], k];
-        authenticate(&c, &spec.policy(&keys), std::ptr::null())
+        authenticate(&c, &spec.policy(&keys), trusted.ptr())
     };
     let no_keys = tpack_policy { keys: std::ptr::null(), key_count: 1, ..policy };
     assert_eq!(authenticate(&c, &no_keys, std::ptr::null()), tpack_result::TPACK_RESULT_NULL_ARGUMENT);
@@ -626,7 +691,9 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
     );
     // A public key of the wrong length is no argument error: it verifies nothing.
     let short = [tpack_trusted_key { public_key_len: 31, ..keys[0] }];
-    assert_eq!(whole(&c, &spec.policy(&short), std::ptr::null()), "R63");
+    if !MIRI {
+        assert_eq!(whole(&c, &spec.policy(&short), std::ptr::null()), "R63");
+    }
     let latin1 = [0xe9u8];
     assert_eq!(
         bad(tpack_trusted_key { subject: latin1.as_ptr().cast(), subject_len: 1, ..keys[0] }),
@@ -645,7 +712,7 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
     // SAFETY: valid pointers.
     assert_eq!(
         unsafe {
-            tpack_container_authenticate(&c, &policy, std::ptr::null(), auth.as_mut_ptr(), e.as_mut_ptr())
+            tpack_container_authenticate(&c, &policy, trusted.ptr(), auth.as_mut_ptr(), e.as_mut_ptr())
         },
         OK
     );
@@ -859,6 +926,9 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
+            if !sampled(want) {
+                continue;
+            }
             for chunk in [13, 4096] {
                 let got = stream(&bytes, &policy, std::ptr::null(), chunk);
                 assert_eq!(got.verdict, want, "{file} in {chunk}-byte chunks: {check}");
@@ -897,7 +967,7 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             }
         }
     }
-    assert!(refused_early >= 2 * 15, "{refused_early}");
+    assert!(refused_early >= if MIRI { 20 } else { 2 * 15 }, "{refused_early}");
 }
 
 #[test]
@@ -910,7 +980,8 @@ fn the_signed_decoder_agrees_with_the_reader_on_every_vector_when_signatures_are
         subject: std::ptr::null(),
         subject_len: 0,
     };
-    for v in manifest() {
+    // Under Miri every 16th vector, as `tests/vectors.rs` samples them.
+    for v in manifest().iter().step_by(if MIRI { 16 } else { 1 }) {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
         let got = stream(&bytes, &open, std::ptr::null(), 13);
