@@ -37,7 +37,7 @@ impl<'a> Container<'a> {
     /// [`Error::SubjectMismatch`], [`Error::Rollback`] and [`Error::BadSignature`] that applies.
     pub fn authenticate<C: Crypto>(
         &self,
-        policy: &Policy<'a>,
+        policy: &Policy<'_>,
         crypto: &C,
     ) -> Result<Authenticated<'a>, Error> {
         let Some(signer) = self.signed_attributes() else {
