@@ -138,15 +138,6 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     // A writer gives content the lowest minor that expresses it (spec §11.1), and in a minor-1 file a header
     // of 160 bytes plus the block geometry item (8 bytes and 16 per block dtype used); anything else (an older
     // writer's choice, an extension item of a tag this tool does not know) would not come back the same.
-    // Bit 0 is the SIGNED flag since format 1.2, which the writers set only when they sign; in an older
-    // unsigned file it is an unknown flag this tool's writer does not write.
-    if c.signed_attributes().is_none() && c.compat_flags() & tpack::format::COMPAT_SIGNED != 0 {
-        return Err(CliError::input(format!(
-            "{}: compatible-feature flag bit 0 is set in an unsigned file; since format 1.2 it is the SIGNED flag, \
-             which this tool writes only when it signs, so it cannot repack the file byte for byte",
-            path.display()
-        )));
-    }
     // For a signed file, what `pack` rebuilds is its unsigned content (the signature is left out), so that is
     // what is compared; a signed file is always of minor 2 and its content may be of a lower one.
     let signed = c.signed_attributes().is_some();
