@@ -100,7 +100,7 @@ mod p256_ecdsa {
 
 #[cfg(all(test, feature = "ed25519"))]
 mod tests {
-    fn unhex(s: &str) -> Vec<u8> {
+    fn unhex(s: &str) -> alloc::vec::Vec<u8> {
         (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 
