@@ -4,29 +4,15 @@
 mod support;
 
 use support::cases::{self, signature};
-use tpack::auth::{Policy, SoftwareCrypto, TrustedKey};
+use tpack::auth::{Policy, SoftwareCrypto};
 use tpack::stream::{Event, SignedDecoder};
 use tpack::Rule;
 
 /// Decodes `bytes` in chunks of `chunk` bytes; returns the verdict's rule and the events released after the
 /// prefix (payload bytes and entry ends).
 fn decode(bytes: &[u8], check: &signature::Check, chunk: usize) -> (Option<Rule>, usize, bool) {
-    let keys: Vec<TrustedKey<'_>> = check
-        .keys
-        .iter()
-        .map(|k| TrustedKey {
-            key_id: k.key_id,
-            algorithm: k.algorithm,
-            public_key: k.public_key.as_deref(),
-            subject: k.subject,
-        })
-        .collect();
-    let policy = Policy {
-        keys: &keys,
-        require_signature: check.require,
-        min_counter: check.min_counter,
-        subject: check.subject,
-    };
+    let keys = check.trusted_keys();
+    let policy = check.policy(&keys);
     let mut buffer = vec![0u8; 1 << 16];
     let mut digests = vec![0u8; 32 * 64];
     let mut decoder = SignedDecoder::new(&mut buffer, &mut digests, policy, SoftwareCrypto);

@@ -557,26 +557,33 @@ pub fn nested_signature_entry_misaligned() -> Vec<u8> {
     outer.canonical().encode()
 }
 
+impl Check {
+    /// The check's key set, as the core takes it.
+    pub fn trusted_keys(&self) -> Vec<tpack::auth::TrustedKey<'_>> {
+        self.keys
+            .iter()
+            .map(|k| tpack::auth::TrustedKey {
+                key_id: k.key_id,
+                algorithm: k.algorithm,
+                public_key: k.public_key.as_deref(),
+                subject: k.subject,
+            })
+            .collect()
+    }
+
+    /// The check's policy over `keys` (its [`Check::trusted_keys`]).
+    pub fn policy<'k>(&self, keys: &'k [tpack::auth::TrustedKey<'k>]) -> tpack::auth::Policy<'k> {
+        let subject = self.subject;
+        tpack::auth::Policy { keys, require_signature: self.require, min_counter: self.min_counter, subject }
+    }
+}
+
 /// What the core answers for `check` on `bytes`: `None` when authentic (or unsigned and allowed), else the
 /// rule — the structural and integrity rules included, in the spec's order.
 pub fn verdict(bytes: &[u8], check: &Check) -> Option<Rule> {
-    use tpack::auth::{Policy, SoftwareCrypto, TrustedKey};
-    let keys: Vec<TrustedKey<'_>> = check
-        .keys
-        .iter()
-        .map(|k| TrustedKey {
-            key_id: k.key_id,
-            algorithm: k.algorithm,
-            public_key: k.public_key.as_deref(),
-            subject: k.subject,
-        })
-        .collect();
-    let policy = Policy {
-        keys: &keys,
-        require_signature: check.require,
-        min_counter: check.min_counter,
-        subject: check.subject,
-    };
+    use tpack::auth::SoftwareCrypto;
+    let keys = check.trusted_keys();
+    let policy = check.policy(&keys);
     let result = Container::parse(bytes)
         .and_then(|c| c.authenticate(&policy, &SoftwareCrypto))
         .and_then(|a| a.verify(&SoftwareCrypto));
