@@ -62,8 +62,10 @@ def _algorithm_name(code: int) -> str:
 
 @dataclass(frozen=True)
 class TrustedKey:
-    """A key a verifier trusts. Usually made from a PEM file (:meth:`from_pem`); :func:`tpack.open` also takes
-    the PEM text or path directly.
+    """A key a verifier trusts. Usually made from a PEM file (:meth:`from_pem`) or a raw public key
+    (:meth:`from_public_key`), which compute its id; :func:`tpack.open` also takes the PEM text or path directly.
+    The constructor takes the parts as given, as a device stores them: a raw key that is not the one its id
+    names, or not of its algorithm, is not refused here; a container it would verify is refused on open.
 
     Attributes:
         algorithm: ``"ed25519"`` or ``"p256"``; a container naming this key with another algorithm is refused
@@ -85,10 +87,8 @@ class TrustedKey:
             raise ValueError(f"unknown signature algorithm {self.algorithm!r}; known: 'ed25519', 'p256'")
         if len(bytes.fromhex(self.key_id)) != _KEY_ID_LEN:
             raise ValueError("a key id is 32 bytes (64 hex digits)")
-        if self.public_key is not None:
-            _, _, key_id, _ = _native.public_key_from_raw(_ALGORITHM_CODES[self.algorithm], bytes(self.public_key))
-            if key_id != bytes.fromhex(self.key_id):
-                raise ValueError("the key id is not the public key's")
+        if self.public_key is not None and not isinstance(self.public_key, bytes):
+            raise TypeError(f"a raw public key is bytes, not {type(self.public_key).__name__}")
 
     @classmethod
     def from_pem(cls, key: KeyLike, subject: Optional[str] = None) -> "TrustedKey":
@@ -103,7 +103,8 @@ class TrustedKey:
 
     @classmethod
     def from_public_key(cls, algorithm: str, public_key: bytes, subject: Optional[str] = None) -> "TrustedKey":
-        """The raw public key ``public_key`` of ``algorithm``, its id computed.
+        """The raw public key ``public_key`` of ``algorithm`` (32 bytes Ed25519, 65 bytes uncompressed SEC1
+        P-256), checked, its id computed.
 
         Raises:
             ValueError: not a valid key of ``algorithm``.
