@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import pydoc
 import shutil
 import struct
 import subprocess
@@ -384,3 +385,13 @@ def test_the_manifest_has_verifications_with_every_verdict():
 @pytest.mark.parametrize("file,index,case", VERIFICATIONS, ids=[f"{f}#{i}" for f, i, _ in VERIFICATIONS])
 def test_a_golden_vector_verification_gives_its_verdict(file, index, case):
     assert verdict(VECTORS / file, case) == case["verdict"]
+
+
+def test_help_describes_signing():
+    text = pydoc.render_doc(tpack.open)
+    assert all(word in text for word in ("keys", "min_counter", "R58", "R63", "R64", "first time"))
+    assert "sign_key" in tpack.save.__doc__ and "openssl genpkey" in tpack.save.__doc__
+    for fn in (tpack.generate_key, tpack.public_key_pem, tpack.TrustedKey, tpack.TrustedKey.from_pem, tpack.Signer,
+               tpack.SignatureError, tpack.Container.signer):
+        assert fn.__doc__ and len(fn.__doc__) > 60, fn
+    assert "Signing and verifying" in tpack.__doc__

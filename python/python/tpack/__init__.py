@@ -259,8 +259,8 @@ class Container:
         otherwise as the same-width unsigned integers (uint16, uint8) holding the same bits;
         block-quantized types (Q8_0, Q4_K, IQ…, MXFP4, …) and the sub-byte F4/F6 types as uint8 rows of whole
         blocks, shape ``(*shape[:-1], blocks × block_bytes)`` (dequantize with :func:`tpack.dequantize`);
-        RAW, CONTAINER and SIGNATURE as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format version as
-        its raw bytes.
+        RAW, CONTAINER and SIGNATURE as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format
+        version as its raw bytes.
 
         The array's ``base`` keeps the map alive, also after :meth:`close`. For torch: ``torch.from_numpy(a)``.
 
