@@ -32,7 +32,6 @@ pub use policy::{Policy, TrustedKey};
 pub use software::{Sha256Software, SoftwareCrypto};
 pub use verify::Authenticated;
 
-#[cfg(feature = "sign")]
 pub(crate) use message::message_from_digests;
 pub(crate) use policy::check_attributes;
 

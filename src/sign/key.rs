@@ -36,6 +36,10 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
+/// The DER of an Ed25519 PKCS#8 version 1 `PrivateKeyInfo` (RFC 8410) before its 32-byte seed.
+const ED25519_PKCS8_V1_PREFIX: [u8; 16] =
+    [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+
 #[derive(Clone)]
 enum Secret {
     Ed25519(ed25519_dalek::SigningKey),
@@ -126,11 +130,18 @@ impl SigningKey {
     /// # Errors
     /// [`KeyError::Encoding`] if encoding fails.
     pub fn to_pem(&self) -> Result<zeroize::Zeroizing<String>, KeyError> {
-        let pem = match &self.secret {
-            Secret::Ed25519(key) => key.to_pkcs8_pem(LineEnding::LF),
-            Secret::P256(key) => key.to_pkcs8_pem(LineEnding::LF),
-        };
-        pem.map_err(|_| KeyError::Encoding)
+        match &self.secret {
+            // PKCS#8 version 1, the seed alone, as `openssl genpkey` writes it: OpenSSL 3.0 cannot read the
+            // version 2 form (with the public key) that ed25519-dalek writes.
+            Secret::Ed25519(key) => {
+                let mut der = zeroize::Zeroizing::new(ED25519_PKCS8_V1_PREFIX.to_vec());
+                der.extend_from_slice(&key.to_bytes());
+                p256::pkcs8::der::pem::encode_string("PRIVATE KEY", LineEnding::LF, &der)
+                    .map(zeroize::Zeroizing::new)
+                    .map_err(|_| KeyError::Encoding)
+            }
+            Secret::P256(key) => key.to_pkcs8_pem(LineEnding::LF).map_err(|_| KeyError::Encoding),
+        }
     }
 
     /// The algorithm.

@@ -18,6 +18,14 @@
 //! prefix, whose checksum decides between them and R13 (a damaged header: the header diagnosis of spec §12). Any other is held until [`Decoder::finish`]; [`Decoder::is_doomed`] says at once
 //! that one is held, so that a caller can stop the transfer, and events stop when the prefix is invalid.
 //!
+//! # Signed streams
+//!
+//! [`SignedDecoder`] wraps a decoder with a [`crate::auth::Policy`] (spec §14): a stream the policy refuses from
+//! its prefix (no signature where one is required, an untrusted key, another algorithm or subject, a counter
+//! below the floor) releases no event after the prefix, and the signature and the entries' digests are judged
+//! when the signature entry arrives. [`Placer::commit`] copies bytes staged in a [`ReadRegion`] to their final
+//! region only with the [`Authentic`] proof its `finish` returns.
+//!
 //! # Memory
 //!
 //! The decoder holds no bytes itself; its state ([`DecoderState`], [`DecoderState::SIZE`] bytes) is plain
@@ -36,15 +44,22 @@
 //! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
 //! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on.
 
+mod authenticate;
 mod level;
 mod place;
 mod prefix;
 
 use core::fmt;
 
+pub use authenticate::{Authentic, SignedDecoder, Signer};
 use level::{Level, Phase};
-pub use place::{Layout, PlaceError, Placer, Region};
+pub use place::{Layout, PlaceError, Placer, ReadRegion, Region};
 pub use prefix::{Prefix, PrefixEntry};
+
+/// Whether `rule` is one of the payload-integrity group (spec §12), which comes after the signature rules.
+fn is_integrity(rule: crate::Rule) -> bool {
+    matches!(rule, crate::Rule::PaddingNonZero | crate::Rule::EntryChecksum)
+}
 
 use crate::error::Error;
 use crate::format::MAX_NESTING_DEPTH;
@@ -323,5 +338,17 @@ impl<'b> Decoder<'b> {
         state.finished = true;
         let verdict = state.top.verdict(self.buffer, &mut state.nested);
         verdict.structural.and(verdict.integrity).map_err(DecodeError::Invalid)
+    }
+
+    /// [`Decoder::finish`], with the structural verdict and the payload-integrity verdict apart (for
+    /// [`SignedDecoder`], whose signature rules come between them in the spec's order).
+    fn finish_parts(&mut self) -> Result<level::Verdict, DecodeError> {
+        let (structural, integrity) = match self.finish() {
+            Ok(()) => (Ok(()), Ok(())),
+            Err(DecodeError::Invalid(e)) if is_integrity(e.rule()) => (Ok(()), Err(e)),
+            Err(DecodeError::Invalid(e)) => (Err(e), Ok(())),
+            Err(e) => return Err(e),
+        };
+        Ok(level::Verdict { structural, integrity })
     }
 }

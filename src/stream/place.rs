@@ -33,6 +33,16 @@ pub trait Region {
     fn write(&mut self, offset: u64, bytes: &[u8]) -> Result<(), Self::Error>;
 }
 
+/// A [`Region`] that can be read back: a staging slot whose bytes [`Placer::commit`] copies to their final
+/// place once the stream is authentic.
+pub trait ReadRegion: Region {
+    /// Reads `into.len()` bytes at `offset`.
+    ///
+    /// # Errors
+    /// The region's own.
+    fn read(&self, offset: u64, into: &mut [u8]) -> Result<(), Self::Error>;
+}
+
 /// Where a [`Placer`] puts the stream's bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -118,6 +128,8 @@ pub struct Placer<R: Region, const B: usize> {
     fill: usize,
     /// Where the next byte goes in the region, or `None` before the prefix / for an entry not placed.
     next: Option<u64>,
+    /// The end of the furthest block written: what [`Placer::commit`] copies.
+    extent: u64,
 }
 
 impl<R: Region, const B: usize> fmt::Debug for Placer<R, B> {
@@ -132,7 +144,7 @@ impl<R: Region, const B: usize> fmt::Debug for Placer<R, B> {
 impl<R: Region, const B: usize> Placer<R, B> {
     /// A placer into `region`.
     pub fn new(region: R, layout: Layout) -> Self {
-        Placer { region, layout, block: [0; B], block_at: 0, fill: 0, next: None }
+        Placer { region, layout, block: [0; B], block_at: 0, fill: 0, next: None, extent: 0 }
     }
 
     /// Places what `event` (just returned by `decoder`) releases.
@@ -180,6 +192,39 @@ impl<R: Region, const B: usize> Placer<R, B> {
     /// The region's.
     pub fn finish(mut self) -> Result<R, PlaceError<R::Error>> {
         self.flush()?;
+        Ok(self.region)
+    }
+
+    /// Stage, then commit: for a [`Placer`] that wrote into a staging region (a download slot), copies what it
+    /// staged — `[0, extent)` of the staging region, whole blocks — into `destination` at the same offsets,
+    /// erasing each block first, and gives the staging region back. `proof` is what
+    /// [`super::SignedDecoder::finish`] returns when it accepts the stream, so nothing reaches `destination`
+    /// before the verdict: a refused stream (a forged model, a rollback) writes nothing there.
+    ///
+    /// # Errors
+    /// [`PlaceError::TooLarge`] if `destination` is smaller than what was staged; the regions' errors.
+    pub fn commit<D: Region<Error = R::Error>>(
+        mut self,
+        proof: &super::Authentic,
+        destination: &mut D,
+    ) -> Result<R, PlaceError<R::Error>>
+    where
+        R: ReadRegion,
+    {
+        let _ = proof;
+        self.flush()?;
+        if self.extent > destination.len() {
+            return Err(PlaceError::TooLarge { entry: None });
+        }
+        let block = block_len::<B>();
+        let mut at = 0u64;
+        while at < self.extent {
+            self.region.read(at, &mut self.block).map_err(PlaceError::Region)?;
+            destination.erase(at, block).map_err(PlaceError::Region)?;
+            destination.write(at, &self.block).map_err(PlaceError::Region)?;
+            at = at.saturating_add(block);
+        }
+        self.block = [0; B];
         Ok(self.region)
     }
 
@@ -266,6 +311,7 @@ impl<R: Region, const B: usize> Placer<R, B> {
             bytes = rest;
             if self.fill >= B {
                 self.region.write(self.block_at, &self.block).map_err(PlaceError::Region)?;
+                self.extent = self.extent.max(self.block_at.saturating_add(block_len::<B>()));
                 self.block_at = self.block_at.saturating_add(block_len::<B>());
                 self.block = [0; B];
                 self.fill = 0;
@@ -278,6 +324,7 @@ impl<R: Region, const B: usize> Placer<R, B> {
     fn flush(&mut self) -> Result<(), PlaceError<R::Error>> {
         if self.fill > 0 {
             self.region.write(self.block_at, &self.block).map_err(PlaceError::Region)?;
+            self.extent = self.extent.max(self.block_at.saturating_add(block_len::<B>()));
             self.block = [0; B];
             self.fill = 0;
         }

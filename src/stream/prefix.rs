@@ -30,6 +30,13 @@ impl<'a> Prefix<'a> {
         self.container.version()
     }
 
+    /// The signed attributes the prefix declares, or `None` for an unsigned container: claims, not yet
+    /// authenticated (see [`super::SignedDecoder`]).
+    #[must_use]
+    pub fn signed_attributes(&self) -> Option<crate::auth::SignedAttributes<'a>> {
+        self.container.signed_attributes()
+    }
+
     /// The container's whole length, as its header declares it.
     #[must_use]
     pub fn total_len(&self) -> u64 {
