@@ -345,12 +345,7 @@ def test_keys_from_openssl_sign_and_verify(tmp_path, alg):
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
-@pytest.mark.parametrize("alg", [
-    pytest.param("ed25519", marks=pytest.mark.xfail(strict=True, reason=(
-        "the core writes Ed25519 keys as PKCS#8 v2 (RFC 5958, with the public key), which OpenSSL 3.0 refuses "
-        "('unsupported'); openssl genpkey writes v1"))),
-    "p256",
-])
+@pytest.mark.parametrize("alg", ALGORITHMS)
 def test_openssl_reads_the_keys_generate_key_writes(tmp_path, alg):
     (tmp_path / "ours.pem").write_text(tpack.generate_key(alg))
     subprocess.run(["openssl", "pkey", "-in", str(tmp_path / "ours.pem"), "-noout"], check=True)
