@@ -237,6 +237,27 @@ def test_an_entry_is_checked_once(tmp_path, keys):
             f.get("a")
 
 
+def test_threads_reading_at_once_each_get_their_verdict(keys):
+    """The first reads of entries race on several threads (hashing runs without the GIL): each read of the
+    forged entry raises, every other read returns its tensor."""
+    from concurrent.futures import ThreadPoolExecutor
+    key = keys["ed25519"][0]
+    tensors = {f"t{i}": np.full(1 << 16, i, np.float32) for i in range(32)}
+    forged = forge_payload(tpack.save_bytes(tensors, sign_key=key), "t7", 100)
+
+    def read(name):
+        try:
+            return float(f.get(name)[0])
+        except tpack.SignatureError as e:
+            return e.rule, e.entry_name
+
+    with tpack.open_bytes(forged, keys=[public(key)]) as f:
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(read, [n for n in tensors for _ in range(3)]))
+    expected = [("R64", "t7") if n == "t7" else float(i) for i, n in enumerate(tensors) for _ in range(3)]
+    assert results == expected
+
+
 def test_an_unsigned_container_a_policy_allows_is_checked_by_crc_on_first_read(tmp_path):
     data = bytearray(tpack.save_bytes(TENSORS))
     with tpack.open_bytes(bytes(data)) as f:
