@@ -16,7 +16,10 @@ Every figure is a ratio against a baseline measured in the same run on the same 
 - `benches/python_read.py` (the Python package reading a 592 MiB checkpoint against safetensors), read from
   target/bench-python-read.json; run with the venv of `python/ci.sh` when it exists;
 - `benches/verify_signed.rs` (verifying a signed 1 GiB container against SHA-256 alone, CRC verification against
-  crc32fast alone), read from its `RESULT {json}` lines in target/bench-verify-signed.log.
+  crc32fast alone), read from its `RESULT {json}` lines in target/bench-verify-signed.log;
+- `embedded/size-probe/measure.sh --decoder --signature` (code size on a Cortex-M4, against the same program
+  without tpack), read from target/bench-size-{crc-table,no-table}.log; run when rustup has the
+  thumbv7em-none-eabihf target.
 """
 
 import datetime
@@ -36,6 +39,9 @@ ALLOC_LOG = os.path.join(ROOT, "target", "bench-zero-alloc.log")
 CONVERT_JSON = os.path.join(ROOT, "target", "bench-convert.json")
 PYTHON_READ_JSON = os.path.join(ROOT, "target", "bench-python-read.json")
 VERIFY_SIGNED_LOG = os.path.join(ROOT, "target", "bench-verify-signed.log")
+# measure.sh's output for each CRC configuration: (feature argument, log).
+SIZE_LOGS = [("crc-table", os.path.join(ROOT, "target", "bench-size-crc-table.log")),
+             ("", os.path.join(ROOT, "target", "bench-size-no-table.log"))]
 # The venv `python/ci.sh` makes: the tpack-weights wheel, safetensors and numpy.
 PYTHON_VENV = os.path.join(ROOT, "target", "python-ci-venv", "bin", "python")
 
@@ -306,6 +312,80 @@ def verify_signed_section(r):
     return lines, headline
 
 
+def size_results(log):
+    """The figures measure.sh printed into `log`, in bytes, or None when it has not run."""
+    if not os.path.exists(log):
+        return None
+    text = open(log).read()
+    patterns = {
+        "reader": r"the reader \(parse \+ verify \+ lookups\) costs (\d+) B",
+        "decoder_total": r"reader \+ decoder cost (\d+) B",
+        "decoder": r"of which the decoder (\d+) B",
+        "signature": r"of which SHA-256 \+ Ed25519 verification (\d+) B",
+        "streaming": r"as well: (\d+) B in all",
+        "reader_budget": r"costs \d+ B \(budget (\d+) B\)",
+        "decoder_budget": r"reader \+ decoder cost .*\(budget (\d+) B\)",
+        "signature_budget": r"verification \d+ B \(budget (\d+) B\)",
+    }
+    found = {k: re.search(p, text) for k, p in patterns.items()}
+    if not all(found.values()):
+        return None
+    return {k: int(m.group(1)) for k, m in found.items()}
+
+
+def size_section():
+    """Code size on a Cortex-M4 (embedded/size-probe): report lines and headline rows."""
+    rows = [(feature, size_results(log)) for feature, log in SIZE_LOGS]
+    rows = [(feature, r) for feature, r in rows if r]
+    if not rows:
+        return [], []
+    names = {"crc-table": "256 entries, 1 KiB (`crc-table`, default)", "": "none (`default-features = false`)"}
+    lines = [
+        "## Code size on a Cortex-M4, against the same program without tpack",
+        "",
+        "`embedded/size-probe` is a `#![no_std]` program for `thumbv7em-none-eabihf` (opt-level \"s\", LTO) that",
+        "validates a signed container in place and looks up an entry and a key; `measure.sh --decoder --signature",
+        "[features]` builds it with and without tpack and reports the difference in .text + .rodata. *Reader*:",
+        "parse + `verify`. *+ push decoder*: it also receives the container through `tpack::stream::Decoder` in",
+        "64-byte chunks. *Verification*: `Container::authenticate` with a one-key Ed25519 policy and a counter floor,",
+        "then `Authenticated::verify` (every entry against its signed digest), through `SoftwareCrypto` (sha2 with",
+        "its compact backend, `--cfg sha2_backend_soft=\"compact\"`, and salty), instead of `verify`; shown as",
+        "what it adds to the reader. *Signed streaming*: reader, verification and the `SignedDecoder` together.",
+        "",
+        "| CRC table (feature) | reader | reader + push decoder (decoder) | SHA-256 + Ed25519 verification, on top of the reader | signed streaming, all in |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for feature, r in rows:
+        lines.append(
+            f"| {names[feature]} | {r['reader']:,} B | {r['decoder_total']:,} B ({r['decoder']:,} B) "
+            f"| **{r['signature']:,} B** | {r['streaming']:,} B |"
+        )
+    b = rows[0][1]
+    lines += [
+        "",
+        f"CI budgets (`measure.sh`, which fails above them): reader {b['reader_budget']:,} B, reader + decoder "
+        f"{b['decoder_budget']:,} B,",
+        f"verification {b['signature_budget']:,} B. Format 1.2's structural rules R54–R57 took the reader from 10,488 B",
+        "to 11,720 B and reader + decoder from 17,284 B to 18,460 B (`crc-table`); the three budgets are sizes",
+        "measured on 2026-12-02 rounded up to 512 B, so that growth fails CI.",
+        "",
+        "**The issue's goal for verification, 12 KiB (12,288 B) on top of the reader, is not met.** By symbols",
+        "(`crc-table`, 2026-12-02: rustc 1.95.0, sha2 0.11.1, salty 0.3.0): salty's Ed25519 verification about",
+        "8.9 KB (6.3 KB of its own symbols, 2.6 KB inlined into `SoftwareCrypto::verify` with tpack's S < L check),",
+        "sha2's compact SHA-256 1.1 KB, the `memcpy` and `memclr` of compiler-builtins that both bring 1.4 KB, and",
+        "tpack's authentication (the policy, the signed attributes, the message, the digest checks) with the reader",
+        "code LTO splits out again, about 2.4 KB.",
+        "The crypto alone, with the reader hashing the file and verifying one signature and no tpack",
+        "authentication, measured 12,484 B; the authentication adds 1,412 B to that. With sha2's default backend",
+        "the verification costs 20,572 B. At opt-level \"z\" (`OPT_LEVEL=z measure.sh`) it costs 14,540 B, more",
+        "than at \"s\"; signed streaming all in is 872 B smaller there (33,232 B).",
+        "",
+    ]
+    r = dict(rows)
+    best = r.get("crc-table") or rows[0][1]
+    return lines, [("SHA-256 + Ed25519 verification on a Cortex-M4", f"{best['signature']:,} B on top of the reader (goal 12 KiB: not met)")]
+
+
 def main():
     if "--no-run" not in sys.argv:
         run(["cargo", "bench", "-p", "tpack", "--bench", "compare"])
@@ -325,6 +405,12 @@ def main():
             run([PYTHON_VENV, "benches/python_read.py", "--json", PYTHON_READ_JSON])
         else:
             print("skipping benches/python_read.py: run python/ci.sh first (it makes target/python-ci-venv)")
+        targets = subprocess.run(["rustup", "target", "list", "--installed"], capture_output=True, text=True).stdout
+        if "thumbv7em-none-eabihf" in targets:
+            for feature, log in SIZE_LOGS:
+                run(["embedded/size-probe/measure.sh", "--decoder", "--signature"] + ([feature] if feature else []), log)
+        else:
+            print("skipping embedded/size-probe/measure.sh: rustup target add thumbv7em-none-eabihf")
     c = criterion_results()
     m = memory_results()
     alloc_ok = "test result: ok" in open(ALLOC_LOG).read()
@@ -552,6 +638,10 @@ def main():
         ratio = jobs["st_safe_open"]["seconds"] / jobs["tpack_get"]["seconds"]
         headline.append(("Python: get every tensor of 592 MiB as numpy",
                          f"{ratio:.0f}× faster than safetensors `safe_open` + `get_tensor`; no copy"))
+
+    size_lines, size_headline = size_section()
+    lines += size_lines
+    headline += size_headline
 
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")

@@ -29,6 +29,11 @@ fn check(rule: Rule) {
 /// The verification rules (R58–R64, spec §14) judge a valid container against a key set and a policy: every
 /// vector check that expects `rule` gets it, attacks included.
 fn check_verification(rule: Rule) {
+    // Under Miri the vectors' checks are those decided by the prefix (R58–R62): R63 and R64 need signature
+    // arithmetic, minutes per check there; they run natively, and Miri checks one RFC 8032 signature.
+    if cfg!(miri) && rule.number() > 62 {
+        return;
+    }
     let mut seen = 0;
     for case in cases::valid_cases() {
         for check in case.checks.iter().filter(|c| c.verdict == Some(rule)) {

@@ -205,8 +205,7 @@ fn valid_vectors_are_what_the_writers_produce() {
     /// Valid vectors that no writer produces: a minor-1 header extension of an unknown tag (a writer writes
     /// the lowest minor the content needs, here 0), and empty extension items (a writer writes a geometry
     /// item only with records in it, and no item of another tag).
-    /// And compat bit 0 in a minor-0 file: since 1.2 it is `SIGNED`, which the writers set only when signing.
-    const NOT_CANONICAL: &[&str] = &["header-extension", "extension-empty-items", "compat-flags-minor-0"];
+    const NOT_CANONICAL: &[&str] = &["header-extension", "extension-empty-items"];
     use support::sinks::{MemSink, PipeSink};
     use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
@@ -215,6 +214,9 @@ fn valid_vectors_are_what_the_writers_produce() {
         let c = Container::parse(&case.bytes).unwrap();
         if c.version().1 > tpack::format::VERSION_MINOR || NOT_CANONICAL.contains(&case.name.as_str()) {
             continue; // What the writers cannot write: newer minors, and content their minor does not need.
+        }
+        if cfg!(miri) && c.signed_attributes().is_some() {
+            continue; // Signing again: minutes per signature under Miri, and host code (the native run checks it).
         }
         if cfg!(miri) && case.bytes.len() > 16 * 1024 {
             continue; // The 64 KiB alignment vector: minutes under Miri, and nothing new for it to check.
@@ -250,8 +252,9 @@ fn valid_vectors_are_what_the_writers_produce() {
         let signed = signer.is_some();
         let mut seek = SeekWriter::new(MemSink::default(), VecBookkeeping);
         let mut pipe = StreamWriter::new(PipeSink::default(), VecBookkeeping);
-        seek.set_compat_flags(c.compat_flags() & !tpack::format::COMPAT_SIGNED);
-        pipe.set_compat_flags(c.compat_flags() & !tpack::format::COMPAT_SIGNED);
+        let flags = if signed { c.compat_flags() & !tpack::format::COMPAT_SIGNED } else { c.compat_flags() };
+        seek.set_compat_flags(flags);
+        pipe.set_compat_flags(flags);
         if let Some((key, options)) = &signer {
             seek.sign(key, options).unwrap();
             pipe.sign(key, options).unwrap();

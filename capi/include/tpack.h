@@ -5,15 +5,15 @@
  *
  * Results. Every fallible function returns a tpack_result; TPACK_RESULT_OK is 0. On failure a function
  *   writes none of its out-parameters, and writes *out_error (when the function has one and it is not NULL)
- *   with the code, the broken rule (1..53) and where. tpack_error_message() prints it.
+ *   with the code, the broken rule (1..64) and where. tpack_error_message() prints it.
  *
  * Pointers. Every pointer argument is checked for NULL (TPACK_RESULT_NULL_ARGUMENT), except out_error, which
  *   may be NULL. Strings go in and out as pointer + length and are not NUL-terminated (tpack_str); only the
  *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. Lengths above PTRDIFF_MAX are
  *   refused.
  *
- * No malloc. Handles live in storage the caller provides: tpack_container, tpack_meta_value,
- *   tpack_decoder, tpack_decoder_state and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to
+ * No malloc. Handles live in storage the caller provides: tpack_container, tpack_authenticated,
+ *   tpack_meta_value, tpack_decoder, tpack_decoder_state and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to
  *   TPACK_*_ALIGN; declare them anywhere (stack, static, inside a struct). A decoder's buffer and a writer's
  *   bookkeeping block (tpack_writer_bookkeeping_size()) are byte buffers of the caller's, at any alignment.
  *   Storage cast from a byte buffer must be aligned (TPACK_RESULT_MISALIGNED_STORAGE otherwise). A handle is usable once a successful call filled it
@@ -33,6 +33,13 @@
  *   and is not copied. No callback (write, seek, event) may unwind (C++ exceptions) or longjmp out, or call
  *   back into the handle that called it.
  *
+ * Signatures (format 1.2, spec §14). A policy (tpack_policy: trusted keys, signature required or not, counter
+ *   floor, subject) is checked by tpack_container_authenticate (R58..R63, hashing only the prefix and the
+ *   digests), then each entry by tpack_authenticated_verify_entry when first used (R64) or all of them by
+ *   tpack_authenticated_verify; tpack_container_verify_authentic does both. Cryptography is built in (SHA-256,
+ *   Ed25519, P-256: tpack_builtin_algorithms()) or the caller's (tpack_crypto: a hash engine, a secure
+ *   element); every signature call takes a const tpack_crypto *, NULL for the built-in one.
+ *
  * Alignment of the data. Payloads and little-endian arrays are where the container puts them: a payload is
  *   aligned to its entry's alignment relative to the container's first byte, so it is aligned in memory only
  *   when the input is (map or load files at a 64 KiB boundary for every alignment to hold). Arrays of
@@ -51,6 +58,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+// Bytes of caller storage an authenticated container handle needs (on every target).
+#define TPACK_AUTHENTICATED_SIZE 256
+
+// Alignment, in bytes, of an authenticated container handle's storage.
+#define TPACK_AUTHENTICATED_ALIGN 8
 
 // Dtype `F64` (spec §4.1).
 #define TPACK_DTYPE_F64 1
@@ -293,6 +306,18 @@
 // Most dimensions an entry has (`tpack_entry.dims`).
 #define TPACK_MAX_RANK 8
 
+// Algorithm code 1: Ed25519 (pure, RFC 8032).
+#define TPACK_ALGORITHM_ED25519 1
+
+// Algorithm code 2: ECDSA over NIST P-256 with SHA-256.
+#define TPACK_ALGORITHM_P256 2
+
+// Length of a signed message (`tpack_container_signed_message`), in bytes.
+#define TPACK_SIGNED_MESSAGE_LEN 80
+
+// Length of a key id and of a SHA-256 digest, in bytes.
+#define TPACK_KEY_ID_LEN 32
+
 // Bytes of caller storage a decoder handle needs (on every target).
 #define TPACK_DECODER_SIZE 1024
 
@@ -322,6 +347,15 @@
 
 // Alignment, in bytes, of a metadata value handle's storage.
 #define TPACK_META_VALUE_ALIGN 8
+
+// Most trusted keys a signed decoder's policy holds (`tpack_policy.key_count`).
+#define TPACK_SIGNED_DECODER_MAX_KEYS 4
+
+// Bytes of caller storage a signed decoder handle needs (on every target).
+#define TPACK_SIGNED_DECODER_SIZE 2048
+
+// Alignment, in bytes, of a signed decoder handle's storage.
+#define TPACK_SIGNED_DECODER_ALIGN 8
 
 // Bytes of caller storage a writer handle needs (on every target). The bookkeeping is a separate block
 // (`tpack_writer_bookkeeping_size`).
@@ -385,6 +419,9 @@ enum tpack_result
   TPACK_RESULT_WRITER_MISUSE = 14,
   // An earlier error stopped this writer; its output is not a valid container.
   TPACK_RESULT_WRITER_POISONED = 15,
+  // The container is not signed: it has no signed attributes, signer or signed message to give. (Whether
+  // an unsigned container is acceptable is a policy's question: `require_signature`, R58.)
+  TPACK_RESULT_NOT_SIGNED = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -431,10 +468,156 @@ typedef struct tpack_container {
   uint64_t opaque[20];
 } tpack_container;
 
+// A UTF-8 string borrowed from a container: `len` bytes at `data`, **not** NUL-terminated.
+//
+// Valid as long as the container's input bytes are (see the rules at the top of the header).
+typedef struct tpack_str {
+  // The first byte. Never NULL in a string this library writes, an empty one included (it points into
+  // the container or the decoder's buffer), with one exception: an absent subject in
+  // `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
+  // `TPACK_RESULT_NULL_ARGUMENT`.
+  const char *data;
+  // The number of bytes.
+  size_t len;
+} tpack_str;
+
+// Bytes borrowed from a container or a chunk: `len` bytes at `data`.
+typedef struct tpack_bytes {
+  // The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
+  // entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
+  // `data` and its coming length in `len`; an event without bytes, and an absent part of
+  // `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
+  // and `len` 0.
+  const uint8_t *data;
+  // The number of bytes.
+  size_t len;
+} tpack_bytes;
+
+// What a signed container declares about its signature (its prefix's `tpack.sig.*` attributes), and the
+// signature entry's two parts. Pointers borrow the container's bytes (or the decoder's buffer, for a
+// stream's prefix). **Not yet trusted**: claims until `tpack_container_authenticate` has checked them.
+typedef struct tpack_signed_attributes {
+  // The algorithm's code (`TPACK_ALGORITHM_*`; another code is one of a newer minor version).
+  uint64_t algorithm;
+  // The security counter (`tpack.sig.counter`).
+  uint64_t counter;
+  // The signing key's id (`tpack.sig.key`).
+  uint8_t key_id[TPACK_KEY_ID_LEN];
+  // The subject (`tpack.sig.subject`), or `data` NULL and `len` 0 when the signer named none.
+  struct tpack_str subject;
+  // The raw public key the container carries (`tpack.sig.pubkey`), or `data` NULL and `len` 0.
+  struct tpack_bytes public_key;
+  // The signed digest of every entry but the signature entry, 32 bytes each in table order (the first part
+  // of the signature entry's payload); `data` NULL and `len` 0 for a stream's prefix, whose signature entry
+  // has not arrived.
+  struct tpack_bytes digests;
+  // The signature over the signed message (the rest of the signature entry's payload); as `digests` for a
+  // stream's prefix.
+  struct tpack_bytes signature;
+} tpack_signed_attributes;
+
+// Starts a SHA-256 (the previous one, if any, has finished).
+typedef void (*tpack_sha256_begin_fn)(void *user);
+
+// Hashes `len` bytes at `data` after what was hashed since `sha256_begin`. `data` is not NULL (for `len` 0
+// too); the bytes are valid during the call only.
+typedef void (*tpack_sha256_update_fn)(void *user, const uint8_t *data, size_t len);
+
+// Writes the digest of everything hashed since `sha256_begin` to the 32 bytes at `out`.
+typedef void (*tpack_sha256_finish_fn)(void *user, uint8_t *out);
+
+// Whether `signature` (`signature_len` bytes) is a valid signature of the 80-byte signed message `message`
+// under the raw public key `public_key` (`public_key_len` bytes: 32 for Ed25519, 65 for P-256), for algorithm
+// code `algorithm` (`TPACK_ALGORITHM_*`): 1 when it is, anything else when it is not. The verifier MUST make
+// the checks spec §14 pins: Ed25519 (pure, RFC 8032) refuses `S >= L` and a non-canonical `R`; ECDSA P-256
+// hashes the message with SHA-256 and refuses `r` or `s` outside `[1, n - 1]` (the signature is `r || s`,
+// 32 bytes each, big-endian).
+typedef int32_t (*tpack_verify_fn)(void *user,
+                                   uint64_t algorithm,
+                                   const uint8_t *public_key,
+                                   size_t public_key_len,
+                                   const uint8_t *message,
+                                   const uint8_t *signature,
+                                   size_t signature_len);
+
+// The caller's cryptography, for a device whose SHA-256 is a hash engine or whose signatures are checked by a
+// secure element. Every signature call takes a `const tpack_crypto *`; NULL means the built-in one.
+//
+// - SHA-256: set `sha256_begin`, `sha256_update` and `sha256_finish` all three (tpack then hashes the prefix,
+//   the digests, key ids and every payload with them), or leave all three NULL for the built-in SHA-256.
+//   tpack runs one hash at a time, `begin`, `update`s, `finish`, before the next `begin`, so one engine
+//   context in `user` is enough. A hash cannot fail: an engine that fails should give a digest that matches
+//   nothing (all zeros), which tpack then reports as the check it fails (R63 or R64).
+// - Signatures: set `verify`, and in `verify_algorithms` bit `1 << code` for each algorithm it checks
+//   (`1 << TPACK_ALGORITHM_ED25519`, ...); a container signed with another algorithm is refused with R60.
+//   Leave `verify` NULL for the built-in verifiers (those this build has: `tpack_builtin_algorithms`).
+//
+// Callbacks are called on the calling thread, during the call only; they must not unwind or `longjmp` out,
+// nor call back into tpack with the same handles.
+typedef struct tpack_crypto {
+  // Passed to every callback.
+  void *user;
+  // See the struct's documentation.
+  tpack_sha256_begin_fn sha256_begin;
+  // See the struct's documentation.
+  tpack_sha256_update_fn sha256_update;
+  // See the struct's documentation.
+  tpack_sha256_finish_fn sha256_finish;
+  // See the struct's documentation.
+  tpack_verify_fn verify;
+  // With `verify`: bit `1 << code` set for each algorithm `verify` checks. Ignored when `verify` is NULL.
+  uint32_t verify_algorithms;
+} tpack_crypto;
+
+// A key the verifier trusts.
+typedef struct tpack_trusted_key {
+  // The key's id: SHA-256 of its DER SubjectPublicKeyInfo (`tpack_key_id` computes it; `openssl pkey -pubin
+  // -outform DER | sha256sum` prints it).
+  uint8_t key_id[TPACK_KEY_ID_LEN];
+  // The one algorithm the key verifies (`TPACK_ALGORITHM_*`): a container that names the key with another is
+  // refused (R60).
+  uint64_t algorithm;
+  // The raw public key (32 bytes for Ed25519, 65 for P-256: an uncompressed SEC1 point), or NULL for a
+  // device that keeps only the key id (in OTP, say): the container must then carry its public key
+  // (`tpack.sig.pubkey`), which is used once it hashes to `key_id` (R59 otherwise).
+  const uint8_t *public_key;
+  // The public key's length in bytes (ignored when `public_key` is NULL).
+  size_t public_key_len;
+  // The subject every container signed by this key must declare (UTF-8, not NUL-terminated), or NULL for
+  // none (R61).
+  const char *subject;
+  // The subject's length in bytes (ignored when `subject` is NULL).
+  size_t subject_len;
+} tpack_trusted_key;
+
+// What a verifier requires of a container.
+typedef struct tpack_policy {
+  // The trusted keys, `key_count` of them (NULL allowed when `key_count` is 0).
+  const struct tpack_trusted_key *keys;
+  // The number of keys at `keys`.
+  size_t key_count;
+  // Whether an unsigned container is refused (R58). The `SIGNED` flag proves nothing: whoever strips a
+  // signature clears it too, so a device that must run only signed models sets this.
+  bool require_signature;
+  // The lowest security counter accepted (R62); a container whose counter equals it is accepted.
+  uint64_t min_counter;
+  // The subject every container must declare (UTF-8, not NUL-terminated), or NULL for none (R61).
+  const char *subject;
+  // The subject's length in bytes (ignored when `subject` is NULL).
+  size_t subject_len;
+} tpack_policy;
+
+// Caller storage for a container whose signature has been checked against a policy (or which is unsigned
+// and the policy allows it), filled by `tpack_container_authenticate`. Opaque. Like a `tpack_container` it
+// borrows the container's bytes, owns nothing, may be copied and shared between threads for reading.
+typedef struct tpack_authenticated {
+  uint64_t opaque[32];
+} tpack_authenticated;
+
 // Why a call failed, with the context the core's error has. Written only on failure, and only when the
 // caller passed a non-NULL `out_error`.
 //
-// For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…53) and the other fields say where, as
+// For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…64) and the other fields say where, as
 // far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Offsets are
 // bytes from the start of the container that breaks the rule (a nested container's own start for an error
 // that `tpack_container_verify` reports inside it).
@@ -442,9 +625,10 @@ typedef struct tpack_error {
   // The code the call returned (a `tpack_result`, as a plain `uint32_t` so that any bits are a valid
   // struct).
   uint32_t result;
-  // The rule number, 1…53; 0 when the failure is not a broken rule.
+  // The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
+  // is not a broken rule.
   uint32_t rule;
-  // The entry's position in the table.
+  // The entry's position in the table (R55, R57, R64 too).
   uint32_t entry;
   // The metadata record (R40–R49), or the block geometry record (R52).
   uint32_t record;
@@ -464,32 +648,12 @@ typedef struct tpack_error {
   uint64_t offset;
   // The rule's own number: the input length (R1), major version (R3), `header_len` (R4), flags (R5),
   // `descriptor_len` (R6), declared length (R8, R9), name length (R17), dtype code (R22, R53), rank (R23),
-  // dimension (R24), expected byte length (R28), alignment (R29), metadata type code (R46); the buffer
+  // dimension (R24), expected byte length (R28), alignment (R29), metadata type code (R46), the signed
+  // attribute at fault (R56: 0 `tpack.sig.alg`, 1 `.key`, 2 `.counter`, 3 `.subject`, 4 `.pubkey`, 5
+  // another `tpack.sig.` key), expected length (R57), algorithm code (R60), signed counter (R62); the buffer
   // length needed for `TPACK_RESULT_BUFFER_TOO_SMALL`.
   uint64_t value;
 } tpack_error;
-
-// A UTF-8 string borrowed from a container: `len` bytes at `data`, **not** NUL-terminated.
-//
-// Valid as long as the container's input bytes are (see the rules at the top of the header).
-typedef struct tpack_str {
-  // The first byte. Never NULL in a string this library writes, an empty one included (it points into
-  // the container or the decoder's buffer); a string passed in with a NULL `data`, even an empty one, is
-  // `TPACK_RESULT_NULL_ARGUMENT`.
-  const char *data;
-  // The number of bytes.
-  size_t len;
-} tpack_str;
-
-// Bytes borrowed from a container or a chunk: `len` bytes at `data`.
-typedef struct tpack_bytes {
-  // The first byte. Never NULL in bytes this library writes, with one exception: the payload of an
-  // entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-  // `data` and its coming length in `len`; an event without bytes has a NULL `data` and `len` 0.
-  const uint8_t *data;
-  // The number of bytes.
-  size_t len;
-} tpack_bytes;
 
 // One entry of a container, as `tpack_container_entry` and `tpack_container_find` describe it. Pointers
 // borrow the container's input bytes.
@@ -575,6 +739,28 @@ typedef struct tpack_le_array {
   size_t element_size;
 } tpack_le_array;
 
+// Caller storage for a push decoder that authenticates the stream against a policy, filled by
+// `tpack_signed_decoder_init`. Opaque. It holds the caller's buffers exclusively and refers to the policy's
+// keys, public keys and subjects: all must stay valid and unchanged while the decoder is used, and the
+// decoder itself may not be copied or moved (it refers to itself). Not thread-safe; owns nothing.
+typedef struct tpack_signed_decoder {
+  uint64_t opaque[256];
+} tpack_signed_decoder;
+
+// Who signed a stream that `tpack_signed_decoder_finish` accepted.
+typedef struct tpack_signer {
+  // Whether the stream was signed: false for an unsigned stream that the policy allowed (the other fields
+  // are then 0).
+  bool is_signed;
+  // The algorithm's code (`TPACK_ALGORITHM_*`).
+  uint64_t algorithm;
+  // The signed security counter: raise the device's floor to it only once the new model is committed and
+  // found working.
+  uint64_t counter;
+  // The signing key's id.
+  uint8_t key_id[TPACK_KEY_ID_LEN];
+} tpack_signer;
+
 // Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
 // `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
 // abandoned mid-container (after an error, say) can simply be reused or freed.
@@ -618,6 +804,155 @@ typedef struct tpack_entry_decl {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Writes what the container declares about its signature to `out_attributes`. Cheap: no hashing. The
+// values are the container's claims, to refuse early (a key the device does not trust, a counter below its
+// floor); they are authentic only once `tpack_container_authenticate` succeeds.
+//
+// # Errors
+// `TPACK_RESULT_NOT_SIGNED` for an unsigned container (of minor version 2 or later without the `SIGNED`
+// flag, or of an earlier version), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `container` must point to a readable `tpack_container`, `out_attributes` to a writable
+// `tpack_signed_attributes`.
+tpack_result tpack_container_signed_attributes(const struct tpack_container *container,
+                                               struct tpack_signed_attributes *out_attributes);
+
+// Writes the 80-byte message the container's signature signs to `out_message`:
+// `"tpack signed v1\0" || SHA-256(prefix) || SHA-256(digests)`, the prefix being every byte before the
+// payloads and the digests the signature entry's first part. It hashes those two only, never a payload.
+//
+// With it, a device that checks signatures itself (a secure element, a boot ROM) can do without tpack's
+// verifiers: verify `signature` of `tpack_container_signed_attributes` over this message with the key it
+// trusts, then hash each payload and compare with its 32 bytes in `digests`. Note that the policy checks
+// (R59 to R62: key, algorithm, subject, counter) are then the device's too; `tpack_container_authenticate`
+// with a `tpack_crypto` whose `verify` calls the secure element keeps them in tpack and in the spec's order.
+//
+// # Errors
+// `TPACK_RESULT_NOT_SIGNED` for an unsigned container, `TPACK_RESULT_BAD_ARGUMENT` for a `crypto` with only
+// some of its SHA-256 callbacks, a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `container` must point to a readable `tpack_container`, `crypto` be NULL or point to a readable
+// `tpack_crypto` whose callbacks may be called during the call, `out_message` point to 80 writable bytes.
+tpack_result tpack_container_signed_message(const struct tpack_container *container,
+                                            const struct tpack_crypto *crypto,
+                                            uint8_t *out_message);
+
+// Writes the key id of the raw public key `public_key` (`len` bytes: 32 for Ed25519, 65 for an uncompressed
+// P-256 point) of `algorithm` to `out_key_id` (32 bytes): SHA-256 of its DER SubjectPublicKeyInfo, what a
+// `tpack_trusted_key` holds.
+//
+// # Errors
+// `TPACK_RESULT_BAD_ARGUMENT` for an unknown algorithm or a key of the wrong length, or a `crypto` with only
+// some of its SHA-256 callbacks; `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `public_key` must point to `len` readable bytes, `crypto` be NULL or point to a readable `tpack_crypto`,
+// `out_key_id` point to 32 writable bytes.
+tpack_result tpack_key_id(uint64_t algorithm,
+                          const uint8_t *public_key,
+                          size_t len,
+                          const struct tpack_crypto *crypto,
+                          uint8_t *out_key_id);
+
+// Checks the container's signature against `policy`, in the spec's order, and on success fills
+// `out_authenticated`: R58 (a signature is required and there is none), R59 (the key is not trusted, or the
+// public key the container carries is not the one it names, or the key is trusted by id only and the
+// container carries no public key), R60 (the algorithm is not the key's, or is not verified by `crypto`),
+// R61 (the subject), R62 (the counter is below `min_counter`), R63 (the signature over the prefix and the
+// entries' digests). It hashes the prefix and the digests, never a payload: then check each entry with
+// `tpack_authenticated_verify_entry` when it is first used, or all with `tpack_authenticated_verify`.
+//
+// An unsigned container that the policy allows is authenticated too, without a signer
+// (`tpack_authenticated_signer` says `TPACK_RESULT_NOT_SIGNED`); its entries are then checked against their
+// CRCs. A nested container's signature is not checked: authenticate it on its own
+// (`tpack_container_nested`), with its own policy.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with rule 58…63 in `out_error` (`value`: the algorithm code for R60, the
+// container's counter for R62; a trusted public key of the wrong length for its algorithm verifies nothing:
+// R63); `TPACK_RESULT_BAD_ARGUMENT` for a key of an unknown algorithm code, a subject that is not UTF-8, or a `crypto` with only some of its SHA-256
+// callbacks; a handle error, `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+// `out_authenticated` is untouched on failure.
+//
+// # Safety
+// `container` must point to a readable `tpack_container`; `policy` to a readable `tpack_policy` whose keys
+// and strings are readable during the call (the handle keeps none of them); `crypto` be NULL or point to a
+// readable `tpack_crypto` whose callbacks may be called during the call; `out_authenticated` point to a
+// writable `tpack_authenticated`; `out_error` be NULL or point to a writable `tpack_error`.
+tpack_result tpack_container_authenticate(const struct tpack_container *container,
+                                          const struct tpack_policy *policy,
+                                          const struct tpack_crypto *crypto,
+                                          struct tpack_authenticated *out_authenticated,
+                                          struct tpack_error *out_error);
+
+// Writes who signed the authenticated container (now authentic, pointers into the container's bytes) to
+// `out_attributes`. A device raises its counter floor to `counter` only once the new model is committed and
+// found working.
+//
+// # Errors
+// `TPACK_RESULT_NOT_SIGNED` for an unsigned container that the policy allowed, a handle error,
+// `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `authenticated` must point to a readable `tpack_authenticated`, `out_attributes` to a writable
+// `tpack_signed_attributes`.
+tpack_result tpack_authenticated_signer(const struct tpack_authenticated *authenticated,
+                                        struct tpack_signed_attributes *out_attributes);
+
+// Checks entry `index` of the authenticated container and writes its payload to `out_payload`: in a signed
+// container, that the payload hashes to its signed digest (R64); in an unsigned one, that it matches its
+// CRC (R50); the signature entry against its CRC. The lazy check of a mapped model: call it when an entry is
+// first used, and use the payload only once it succeeds. Entries are independent: any order, any thread.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with R64 (or R50) and the entry in `out_error`; `TPACK_RESULT_NOT_FOUND`
+// past the last entry; `TPACK_RESULT_BAD_ARGUMENT` for a `crypto` with only some of its SHA-256 callbacks; a
+// handle error, `TPACK_RESULT_NULL_ARGUMENT`. `out_payload` is untouched on failure.
+//
+// # Safety
+// `authenticated` must point to a readable `tpack_authenticated`, `crypto` be NULL or point to a readable
+// `tpack_crypto`, `out_payload` point to a writable `tpack_bytes`, `out_error` be NULL or point to a
+// writable `tpack_error`.
+tpack_result tpack_authenticated_verify_entry(const struct tpack_authenticated *authenticated,
+                                              const struct tpack_crypto *crypto,
+                                              size_t index,
+                                              struct tpack_bytes *out_payload,
+                                              struct tpack_error *out_error);
+
+// The whole payload-integrity group of the authenticated container, entry by entry in table order: the
+// padding before the entry is zero (R37), its payload matches its signed digest (R64, signed containers), and
+// its CRC (R50); a nested container's payloads are verified (not its signature).
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with the first of R37, R64 and R50 (or a nested container's R37 or R50)
+// in `out_error`; `TPACK_RESULT_BAD_ARGUMENT` for a `crypto` with only some of its SHA-256 callbacks; a
+// handle error.
+//
+// # Safety
+// `authenticated` must point to a readable `tpack_authenticated`, `crypto` be NULL or point to a readable
+// `tpack_crypto`, `out_error` be NULL or point to a writable `tpack_error`.
+tpack_result tpack_authenticated_verify(const struct tpack_authenticated *authenticated,
+                                        const struct tpack_crypto *crypto,
+                                        struct tpack_error *out_error);
+
+// The whole authenticated verification in one call, in the spec's order: R58 to R63 against `policy`
+// (`tpack_container_authenticate`), then the payload-integrity group with R64
+// (`tpack_authenticated_verify`). The structural rules (R1 to R57) were checked by
+// `tpack_container_parse`. `TPACK_RESULT_OK` exactly when the container is authentic under `policy` (or
+// unsigned, the policy allowing it) and intact.
+//
+// # Errors
+// As `tpack_container_authenticate` and `tpack_authenticated_verify`.
+//
+// # Safety
+// As `tpack_container_authenticate`, without the handle.
+tpack_result tpack_container_verify_authentic(const struct tpack_container *container,
+                                              const struct tpack_policy *policy,
+                                              const struct tpack_crypto *crypto,
+                                              struct tpack_error *out_error);
 
 // Parses and validates the container that occupies exactly `len` bytes at `bytes` (any alignment), into
 // `out_storage`. Every structural rule is checked, nested containers included; payload checksums and zero
@@ -722,6 +1057,10 @@ tpack_result tpack_container_find(const struct tpack_container *container,
 tpack_result tpack_container_nested(const struct tpack_container *container,
                                     size_t index,
                                     struct tpack_container *out_storage);
+
+// The algorithms the built-in cryptography verifies: bit `1 << code` for each (`1 << TPACK_ALGORITHM_ED25519`
+// with feature `ed25519`, `1 << TPACK_ALGORITHM_P256` with `p256`). SHA-256 is always built in.
+uint32_t tpack_builtin_algorithms(void);
 
 // Fills `out_storage` with a decoder that keeps what it must in `buffer` (`buffer_len` bytes): for a stream
 // of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
@@ -1328,6 +1667,154 @@ const char *tpack_rule_id(uint32_t number);
 // The short name of rule `number` ("HeaderChecksum"), static and NUL-terminated; NULL for a number that is
 // no rule (0 included).
 const char *tpack_rule_name(uint32_t number);
+
+// Fills `out_storage` with a push decoder that authenticates the stream against `policy` (at most
+// `TPACK_SIGNED_DECODER_MAX_KEYS` trusted keys) with `crypto` (NULL: the built-in one), keeping its state in
+// `buffer` (as `tpack_decoder_init`) and the entries' digests in `digests` (32 bytes per entry: a stream with
+// more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`, `needed` in
+// `out_error->value`, when its prefix arrives).
+//
+// Events are those of `tpack_decoder_decode`, except that a stream refused from its prefix (R58 to R62)
+// releases **no event at all** from its prefix on, so that nothing is erased or written for it:
+// `tpack_signed_decoder_is_doomed` says so at once, and `tpack_signed_decoder_finish` names the rule.
+// Payload bytes released before `tpack_signed_decoder_finish` accepts the stream are **not yet authentic**:
+// stage them, and commit (copy to their final place, mark the slot bootable) only after it.
+//
+// The decoder refers to `policy`'s keys, public keys and subjects (not to the `tpack_policy` struct itself,
+// which may go) and to `crypto`'s callbacks and `user`: they must stay valid while the decoder is used.
+//
+// # Errors
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` or a policy of more than
+// `TPACK_SIGNED_DECODER_MAX_KEYS` keys; `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`;
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
+//
+// # Safety
+// `out_storage` must point to a writable `tpack_signed_decoder`; `buffer` and `digests` to `buffer_len` and
+// `digests_len` writable bytes that no one else uses while the decoder is used; `policy` to a readable
+// `tpack_policy` whose keys and strings stay valid and unchanged while the decoder is used; `crypto` be NULL
+// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used.
+tpack_result tpack_signed_decoder_init(struct tpack_signed_decoder *out_storage,
+                                       uint8_t *buffer,
+                                       size_t buffer_len,
+                                       uint8_t *digests,
+                                       size_t digests_len,
+                                       const struct tpack_policy *policy,
+                                       const struct tpack_crypto *crypto);
+
+// As `tpack_decoder_decode`, authenticating as it goes; once the stream is refused from its prefix it
+// consumes its input and gives `TPACK_EVENT_NONE` (no `TPACK_EVENT_PREFIX` either).
+//
+// # Errors
+// As `tpack_decoder_decode`.
+//
+// # Safety
+// As `tpack_decoder_decode`, for a `tpack_signed_decoder`.
+tpack_result tpack_signed_decoder_decode(struct tpack_signed_decoder *decoder,
+                                         const uint8_t *chunk,
+                                         size_t len,
+                                         size_t *out_used,
+                                         struct tpack_event *out_event,
+                                         struct tpack_error *out_error);
+
+// Ends the stream and gives the authenticated verdict, in the spec's order: the structural rules, then R58
+// to R63, then entry by entry R37, R64 and R50. On success, writes who signed the stream to `out_signer`
+// (`is_signed` false for an unsigned stream the policy allowed): only now may the staged bytes be committed.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` with the first broken rule (58…64 included), the error the decoder stopped
+// with, `TPACK_RESULT_BUFFER_TOO_SMALL` (the buffer, or `digests` for the stream's entries),
+// `TPACK_RESULT_DECODER_FINISHED` for a second call; a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a `tpack_signed_decoder` filled by `tpack_signed_decoder_init`, used by no one else
+// during the call; `out_signer` to a writable `tpack_signer`; `out_error` be NULL or point to a writable
+// `tpack_error`.
+tpack_result tpack_signed_decoder_finish(struct tpack_signed_decoder *decoder,
+                                         struct tpack_signer *out_signer,
+                                         struct tpack_error *out_error);
+
+// Writes whether the stream is already known to be refused — by the policy, from its prefix, or by a broken
+// rule — so that the transfer can be abandoned (`tpack_signed_decoder_finish` names the rule).
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_doomed` to a writable `bool`.
+tpack_result tpack_signed_decoder_is_doomed(const struct tpack_signed_decoder *decoder,
+                                            bool *out_doomed);
+
+// Writes how many bytes of the stream the decoder has consumed.
+//
+// # Errors
+// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_position` to a writable `uint64_t`.
+tpack_result tpack_signed_decoder_position(const struct tpack_signed_decoder *decoder,
+                                           uint64_t *out_position);
+
+// Writes what the stream's prefix declares about its signature (claims until
+// `tpack_signed_decoder_finish` accepts the stream; `digests` and `signature` are empty: the signature entry
+// comes last). Available from `TPACK_EVENT_PREFIX` on, and also for a stream the policy refused, whose
+// prefix arrived valid: to report who signed what was refused.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix, `TPACK_RESULT_NOT_SIGNED` for an unsigned stream, a handle
+// error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_attributes` to a writable
+// `tpack_signed_attributes`.
+tpack_result tpack_signed_decoder_prefix_signed_attributes(const struct tpack_signed_decoder *decoder,
+                                                           struct tpack_signed_attributes *out_attributes);
+
+// As `tpack_decoder_prefix_entry_count`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_entry_count`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_count` to a writable `size_t`.
+tpack_result tpack_signed_decoder_prefix_entry_count(const struct tpack_signed_decoder *decoder,
+                                                     size_t *out_count);
+
+// As `tpack_decoder_prefix_entry`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_entry`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_entry` to a writable `tpack_entry`.
+tpack_result tpack_signed_decoder_prefix_entry(const struct tpack_signed_decoder *decoder,
+                                               size_t index,
+                                               struct tpack_entry *out_entry);
+
+// As `tpack_decoder_prefix_find`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_find`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `name` to `name_len` readable bytes, `out_entry`
+// to a writable `tpack_entry`.
+tpack_result tpack_signed_decoder_prefix_find(const struct tpack_signed_decoder *decoder,
+                                              const char *name,
+                                              size_t name_len,
+                                              struct tpack_entry *out_entry);
+
+// As `tpack_decoder_prefix_metadata_get`, for a signed decoder.
+//
+// # Errors
+// As `tpack_decoder_prefix_metadata_get`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `key` to `key_len` readable bytes, `out_value` to
+// a writable `tpack_meta_value`.
+tpack_result tpack_signed_decoder_prefix_metadata_get(const struct tpack_signed_decoder *decoder,
+                                                      const char *key,
+                                                      size_t key_len,
+                                                      struct tpack_meta_value *out_value);
 
 // Writes the bytes of bookkeeping storage that a writer for up to `max_entries` entries (and, separately,
 // metadata records) and `max_bytes` bytes of names (and, separately, of encoded metadata: 15 bytes per record

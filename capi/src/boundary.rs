@@ -16,7 +16,8 @@ use crate::error::{tpack_error, tpack_result, Failure};
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_str {
     /// The first byte. Never NULL in a string this library writes, an empty one included (it points into
-    /// the container or the decoder's buffer); a string passed in with a NULL `data`, even an empty one, is
+    /// the container or the decoder's buffer), with one exception: an absent subject in
+    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
     /// `TPACK_RESULT_NULL_ARGUMENT`.
     pub data: *const c_char,
     /// The number of bytes.
@@ -33,9 +34,11 @@ impl tpack_str {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_bytes {
-    /// The first byte. Never NULL in bytes this library writes, with one exception: the payload of an
+    /// The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
     /// entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-    /// `data` and its coming length in `len`; an event without bytes has a NULL `data` and `len` 0.
+    /// `data` and its coming length in `len`; an event without bytes, and an absent part of
+    /// `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
+    /// and `len` 0.
     pub data: *const u8,
     /// The number of bytes.
     pub len: usize,
@@ -265,4 +268,38 @@ pub(crate) unsafe fn take<S, T: Handle>(p: *mut S) -> Result<T, Failure> {
         core::ptr::addr_of_mut!((*stored).tag).write(0);
         Ok(value)
     }
+}
+
+/// The place of the value in storage `p` that [`storage`] checked, not borrowed: for a handle whose parts
+/// borrow one another (a signed decoder's policy borrows the keys beside it), which must be written and
+/// reached field by field, never through a `&mut` to the whole.
+pub(crate) fn value_place<T: Handle>(p: NonNull<Stored<T>>) -> *mut T {
+    // SAFETY: `p` is not NULL and aligned (checked by `storage`); `addr_of_mut!` computes the field's address
+    // without reading or borrowing anything.
+    unsafe { core::ptr::addr_of_mut!((*p.as_ptr()).value) }
+}
+
+/// Tags storage `p` as holding a `T`, once its value has been written in place through [`value_place`].
+///
+/// # Safety
+/// `p` must be valid for writes of the storage type it was cast from, and its value fully written.
+pub(crate) unsafe fn tag<T: Handle>(p: NonNull<Stored<T>>) {
+    // SAFETY: this function's contract; the tag is a plain `u64` field.
+    unsafe { core::ptr::addr_of_mut!((*p.as_ptr()).tag).write(T::TAG) }
+}
+
+/// The place of the value held by caller storage `p`, checked (not NULL, aligned, tagged) like [`handle`], but
+/// not borrowed: see [`value_place`].
+///
+/// # Safety
+/// A non-NULL, aligned `p` must point to readable storage of its C type.
+pub(crate) unsafe fn filled_place<S, T: Handle>(p: *const S) -> Result<*mut T, Failure> {
+    let p = out(p.cast_mut().cast::<Stored<T>>())?;
+    // SAFETY: readable by this function's contract; the tag is a plain `u64` at the start of `Stored<T>`
+    // (`repr(C)`), and any bit pattern is a valid `u64`.
+    let tag = unsafe { p.as_ptr().cast::<u64>().read() };
+    if tag != T::TAG {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE));
+    }
+    Ok(value_place(p))
 }

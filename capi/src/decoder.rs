@@ -114,7 +114,7 @@ pub struct tpack_event {
 }
 
 impl tpack_event {
-    fn new(event: Option<Event<'_>>) -> Self {
+    pub(crate) fn new(event: Option<Event<'_>>) -> Self {
         let mut out = tpack_event {
             kind: tpack_event_kind::TPACK_EVENT_NONE,
             entry: 0,

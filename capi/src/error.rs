@@ -49,6 +49,9 @@ pub enum tpack_result {
     TPACK_RESULT_WRITER_MISUSE = 14,
     /// An earlier error stopped this writer; its output is not a valid container.
     TPACK_RESULT_WRITER_POISONED = 15,
+    /// The container is not signed: it has no signed attributes, signer or signed message to give. (Whether
+    /// an unsigned container is acceptable is a policy's question: `require_signature`, R58.)
+    TPACK_RESULT_NOT_SIGNED = 16,
 }
 
 /// "No index": the value of `tpack_error`'s `entry`, `record`, `position` and `section` when the error has
@@ -60,7 +63,7 @@ pub const TPACK_NONE64: u64 = u64::MAX;
 /// Why a call failed, with the context the core's error has. Written only on failure, and only when the
 /// caller passed a non-NULL `out_error`.
 ///
-/// For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…53) and the other fields say where, as
+/// For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…64) and the other fields say where, as
 /// far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Offsets are
 /// bytes from the start of the container that breaks the rule (a nested container's own start for an error
 /// that `tpack_container_verify` reports inside it).
@@ -70,9 +73,10 @@ pub struct tpack_error {
     /// The code the call returned (a `tpack_result`, as a plain `uint32_t` so that any bits are a valid
     /// struct).
     pub result: u32,
-    /// The rule number, 1…53; 0 when the failure is not a broken rule.
+    /// The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
+    /// is not a broken rule.
     pub rule: u32,
-    /// The entry's position in the table.
+    /// The entry's position in the table (R55, R57, R64 too).
     pub entry: u32,
     /// The metadata record (R40–R49), or the block geometry record (R52).
     pub record: u32,
@@ -92,7 +96,9 @@ pub struct tpack_error {
     pub offset: u64,
     /// The rule's own number: the input length (R1), major version (R3), `header_len` (R4), flags (R5),
     /// `descriptor_len` (R6), declared length (R8, R9), name length (R17), dtype code (R22, R53), rank (R23),
-    /// dimension (R24), expected byte length (R28), alignment (R29), metadata type code (R46); the buffer
+    /// dimension (R24), expected byte length (R28), alignment (R29), metadata type code (R46), the signed
+    /// attribute at fault (R56: 0 `tpack.sig.alg`, 1 `.key`, 2 `.counter`, 3 `.subject`, 4 `.pubkey`, 5
+    /// another `tpack.sig.` key), expected length (R57), algorithm code (R60), signed counter (R62); the buffer
     /// length needed for `TPACK_RESULT_BUFFER_TOO_SMALL`.
     pub value: u64,
 }

@@ -1,5 +1,5 @@
-//! The C API of tpack: parse, verify and walk a container, and push-decode a stream, from C or C++, with no
-//! allocation.
+//! The C API of tpack: parse, verify and walk a container, authenticate a signed one against a policy, and
+//! push-decode a stream, from C or C++, with no allocation.
 //!
 //! A thin layer over the `tpack` crate: it translates types, ownership and errors, and holds no format logic.
 //! Its conventions (after rustls-ffi) are stated once, at the top of `include/tpack.h` (generated from
@@ -36,25 +36,31 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+mod auth;
 mod boundary;
 mod codes;
 mod container;
+mod crypto;
 mod decoder;
 mod error;
 mod message;
 mod metadata;
 mod names;
+mod signed_decoder;
 mod view;
 mod writer;
 
+pub use auth::*;
 pub use boundary::{tpack_bytes, tpack_str};
 pub use codes::*;
 pub use container::*;
+pub use crypto::*;
 pub use decoder::*;
 pub use error::*;
 pub use message::*;
 pub use metadata::*;
 pub use names::*;
+pub use signed_decoder::*;
 pub use writer::*;
 
 /// Panics inside the boundary, to test that the panic is caught: returns `TPACK_RESULT_PANIC` and writes

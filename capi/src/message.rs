@@ -32,6 +32,7 @@ fn result_text(result: u32) -> &'static CStr {
         13 => c"the writer's bookkeeping is full",
         14 => c"the writer was used out of order, or a payload's length differs from its declaration",
         15 => c"an earlier error stopped the writer",
+        16 => c"the container is not signed",
         _ => c"unknown result code",
     }
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the static library, compiles capi/tests/c/smoke.c against include/tpack.h with AddressSanitizer and
 # UBSan, and runs it over every vector of spec/vectors (the list comes from spec/vectors/manifest.json). Then
-# the same with clang, when clang is installed and is not already $CC; then the C++ test
+# the same with clang, when clang is installed and is not already $CC; then capi/tests/c/signed.c over every
+# verification of the manifest (both compilers); then the C++ test
 # capi/tests/c/smoke.cpp (C++17) with $CXX (default g++), and with clang++ when it is installed.
 #
 #   capi/tests/run-c.sh                           from anywhere in the repository
@@ -31,6 +32,22 @@ if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
     "$out/smoke-clang" "$out/vectors.list" "$root/spec/vectors"
 else
     echo "run-c.sh: clang not installed (or already \$CC): no second C compiler"
+fi
+
+# Signed containers (signed.c): every verification of the manifest, three ways, and the argument checks; with
+# each C compiler.
+jq -r '.vectors[] | select(.verifications) | .file as $f | .verifications[] |
+    "C \($f) \(.verdict) \(if .policy.require_signature then 1 else 0 end) \(.policy.min_counter) \(.policy.subject // "-") \(.keys | length)"
+    + ([.keys[] | " \(.algorithm) \(.key_id) \(.public_key // "-") \(.subject // "-")"] | join(""))' \
+    "$root/spec/vectors/manifest.json" > "$out/signed.list"
+"$cc" -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+    -I "$capi/include" "$capi/tests/c/signed.c" "$out/libtpack.a" $libs -o "$out/signed"
+"$out/signed" "$out/signed.list" "$root/spec/vectors"
+if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
+    clang -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+        -I "$capi/include" "$capi/tests/c/signed.c" "$out/libtpack.a" $libs -o "$out/signed-clang"
+    printf 'clang: '
+    "$out/signed-clang" "$out/signed.list" "$root/spec/vectors"
 fi
 
 # C++: the header used from C++17 code (smoke.cpp), with g++ (or $CXX) and with clang++.

@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tpack_cli::{
-    parse_shard_size, run_convert, run_inspect_with, run_pack, run_unpack, run_verify_files, Format,
-    InspectOptions,
+    parse_shard_size, run_convert, run_inspect_with, run_keygen, run_pack, run_sign, run_unpack,
+    run_verify_files, Format, InspectOptions, KeyAlgorithm, SignOptions, VerifyOptions,
 };
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (for verify: the file is intact)
-  1  a tpack file is invalid or corrupt
+  0  success (for verify: the file is intact, and authentic when --key is given)
+  1  a tpack file is invalid or corrupt, or (verify --key) not authentic
   2  the command line is wrong
   3  an input cannot be used: a manifest problem, an invalid safetensors or
      GGUF file, a dtype the output format cannot store
@@ -27,6 +27,9 @@ Examples:
   tpack inspect model.tpack
   tpack inspect model.tpack --entry layers.0.weight --json
   tpack verify /mnt/device/model.tpack
+  tpack keygen -o release.pem
+  tpack sign model.tpack -o model.signed.tpack --key release.pem --counter 3 --subject acme.kws
+  tpack verify model.signed.tpack --key release.pem.pub --min-counter 3 --subject acme.kws
   tpack unpack model.tpack -o model-files/
   tpack convert model.safetensors model.tpack
   tpack convert llama.gguf llama.tpack
@@ -89,12 +92,19 @@ enum Command {
         #[arg(long)]
         expand: bool,
     },
-    /// Verify the structure and every checksum of each file; exit 0 only if every file is intact.
+    /// Verify the structure and every checksum of each file, and with --key its signature; exit 0 only if every
+    /// file is intact (and authentic).
     ///
     /// Every corrupt entry is named. Nested containers are verified too. Each file's result is printed when it
     /// is known.
+    ///
+    /// With --key, each file must be signed by one of the keys (unless --allow-unsigned), with a security
+    /// counter of at least --min-counter and the subject --subject; then every entry must match the digest the
+    /// signature covers. A failure names the check (rule R58..R64) and the entry. Without --key, a signed
+    /// file's checksums are verified and its signer is shown, but its signature is not checked.
     #[command(
-        after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json"
+        after_help = "Examples:\n  tpack verify model.tpack && echo intact\n  tpack verify *.tpack --json\n  \
+                            tpack verify model.tpack --key release.pem.pub --min-counter 3 --subject acme.kws"
     )]
     Verify {
         /// The tpack files.
@@ -103,6 +113,86 @@ enum Command {
         /// Print JSON (schema `tpack-verify/1`, documented in docs/cli.md) instead of text.
         #[arg(long)]
         json: bool,
+        /// A trusted public key (SPKI PEM, as `tpack keygen` or `openssl pkey -pubout` writes it); repeat for
+        /// several. With at least one, every file must be signed by one of them.
+        #[arg(long = "key", value_name = "PUBLIC.pem")]
+        keys: Vec<PathBuf>,
+        /// Refuse a signature whose security counter is below N (rollback protection).
+        #[arg(long, value_name = "N", default_value_t = 0, requires = "keys")]
+        min_counter: u64,
+        /// Refuse a signature whose subject (model line) is not exactly S.
+        #[arg(long, value_name = "S", requires = "keys")]
+        subject: Option<String>,
+        /// With --key: accept an unsigned file (its checksums are still verified); a signed one must still be
+        /// authentic.
+        #[arg(long, requires = "keys")]
+        allow_unsigned: bool,
+        /// With --key: hash entries on N threads (default: one per core).
+        #[arg(long, value_name = "N", requires = "keys", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
+    },
+    /// Make a signing key: a PKCS#8 private key in KEY.pem (owner-only) and its public key in KEY.pem.pub.
+    ///
+    /// The files are the PEM files `openssl genpkey` and `openssl pkey -pubout` write, and openssl reads them.
+    /// The key id printed is the SHA-256 of the public key's DER form, which signed files name their key by
+    /// (`openssl pkey -pubin -in KEY.pem.pub -outform DER | sha256sum` prints it too).
+    #[command(
+        after_help = "Examples:\n  tpack keygen -o release.pem\n  tpack keygen --algorithm p256 -o hsm-compatible.pem\n\n\
+                            Keys made by openssl work as well:\n  openssl genpkey -algorithm ed25519 -out release.pem\n  \
+                            openssl pkey -in release.pem -pubout -out release.pem.pub"
+    )]
+    Keygen {
+        /// The signature algorithm: Ed25519 (every verifier has it) or ECDSA P-256 (HSMs, secure elements, and
+        /// OMS bundles).
+        #[arg(long, value_enum, default_value_t = Algorithm::Ed25519)]
+        algorithm: Algorithm,
+        /// The private key file to write; the public key goes to the same path with `.pub` added.
+        #[arg(short, long, value_name = "KEY.pem")]
+        output: PathBuf,
+        /// Replace KEY.pem and KEY.pem.pub if they exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Sign a container: OUT is IN with a signature over its prefix and a SHA-256 digest of every entry.
+    ///
+    /// IN is verified completely first. A signed IN is re-signed (its old signature replaced). Signing is
+    /// deterministic: the same IN, key and options give the same bytes. OUT appears atomically.
+    #[command(
+        after_help = "Examples:\n  tpack sign model.tpack -o model.signed.tpack --key release.pem --counter 3 \
+                            --subject acme.kws\n  \
+                            tpack sign model.tpack -o model.signed.tpack --key p256.pem --oms-bundle model.signed.tpack.sig\n  \
+                            model_signing verify key model.signed.tpack --signature model.signed.tpack.sig \
+                            --public_key p256.pem.pub"
+    )]
+    Sign {
+        /// The container to sign.
+        input: PathBuf,
+        /// The signed container to write.
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
+        /// The private key (PKCS#8 PEM, Ed25519 or ECDSA P-256, as `tpack keygen` or `openssl genpkey` writes it).
+        #[arg(long, value_name = "PRIVATE.pem")]
+        key: PathBuf,
+        /// The security counter: verifiers given --min-counter refuse files signed with a lower one. Raise it
+        /// for a release that must replace older ones for good.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        counter: u64,
+        /// The subject: the model line this file belongs to (1 to 255 bytes of UTF-8), e.g. `acme.kws`.
+        #[arg(long, value_name = "S")]
+        subject: Option<String>,
+        /// Store the public key in the file, for devices that keep only key ids.
+        #[arg(long)]
+        embed_public_key: bool,
+        /// Also write an OpenSSF model-signing (sigstore) bundle for OUT, which `model_signing verify key`
+        /// checks. Needs an ECDSA P-256 key: --key if it is one, else --oms-key.
+        #[arg(long, value_name = "BUNDLE")]
+        oms_bundle: Option<PathBuf>,
+        /// The ECDSA P-256 private key that signs the OMS bundle when --key is an Ed25519 key.
+        #[arg(long, value_name = "P256.pem", requires = "oms_bundle")]
+        oms_key: Option<PathBuf>,
+        /// Replace OUT (and BUNDLE) if they exist.
+        #[arg(long)]
+        force: bool,
     },
     /// Build a container from a JSON manifest (schema in docs/cli.md).
     ///
@@ -173,6 +263,12 @@ enum Command {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum Algorithm {
+    Ed25519,
+    P256,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Target {
     Tpack,
     Safetensors,
@@ -197,7 +293,46 @@ fn main() {
             };
             run_inspect_with(file, &opts)
         }
-        Command::Verify { files, json } => run_verify_files(files, *json, quiet, &mut std::io::stdout()),
+        Command::Verify { files, json, keys, min_counter, subject, allow_unsigned, threads } => {
+            let opts = VerifyOptions {
+                json: *json,
+                keys: keys.clone(),
+                min_counter: *min_counter,
+                subject: subject.clone(),
+                allow_unsigned: *allow_unsigned,
+                threads: threads.map(|n| usize::try_from(n).unwrap_or(1)),
+            };
+            run_verify_files(files, &opts, quiet, &mut std::io::stdout())
+        }
+        Command::Keygen { algorithm, output, force } => {
+            let algorithm = match algorithm {
+                Algorithm::Ed25519 => KeyAlgorithm::Ed25519,
+                Algorithm::P256 => KeyAlgorithm::EcdsaP256,
+            };
+            run_keygen(algorithm, output, *force)
+        }
+        Command::Sign {
+            input,
+            output,
+            key,
+            counter,
+            subject,
+            embed_public_key,
+            oms_bundle,
+            oms_key,
+            force,
+        } => {
+            let opts = SignOptions {
+                key: key.clone(),
+                counter: *counter,
+                subject: subject.clone(),
+                embed_public_key: *embed_public_key,
+                oms_bundle: oms_bundle.clone(),
+                oms_key: oms_key.clone(),
+                force: *force,
+            };
+            run_sign(input, output, &opts)
+        }
         Command::Pack { manifest, output, force } => run_pack(manifest, output, *force, quiet),
         Command::Unpack { file, output, force } => run_unpack(file, output, *force),
         Command::Convert { input, output, to, force, max_shard_size } => {

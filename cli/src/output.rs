@@ -53,6 +53,8 @@ pub(crate) struct TempOutput {
     temp: tempfile::NamedTempFile,
     registration: Registration,
     destination: PathBuf,
+    /// Owner-only (`0o600`) from creation to commit, whatever a replaced file's bits were: for private keys.
+    private: bool,
 }
 
 impl TempOutput {
@@ -73,7 +75,31 @@ impl TempOutput {
         let held = signals::lock();
         let temp = builder.tempfile_in(parent_of(destination))?;
         let registration = signals::register(&held, temp.path(), false);
-        Ok(Self { temp, registration, destination: destination.to_path_buf() })
+        Ok(Self { temp, registration, destination: destination.to_path_buf(), private: false })
+    }
+
+    /// Creates the temporary file next to `destination` readable and writable by its owner only (`0o600`),
+    /// which it stays after the commit, even over a file with wider permissions: the output is a secret.
+    ///
+    /// # Errors
+    /// The I/O error of creating it.
+    pub(crate) fn create_private(destination: &Path) -> io::Result<Self> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(PREFIX).suffix(SUFFIX);
+        #[cfg(unix)]
+        builder.permissions(fs::Permissions::from_mode(0o600));
+        let held = signals::lock();
+        let temp = builder.tempfile_in(parent_of(destination))?;
+        let registration = signals::register(&held, temp.path(), false);
+        Ok(Self { temp, registration, destination: destination.to_path_buf(), private: true })
+    }
+
+    /// Writes all of `bytes` to the temporary file (for an output built in memory).
+    ///
+    /// # Errors
+    /// The I/O error of writing.
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.temp.as_file_mut().write_all(bytes)
     }
 
     /// A buffered, seekable sink over the temporary file for `tpack::write::SeekWriter`; it flushes when the writer
@@ -89,19 +115,33 @@ impl TempOutput {
     /// The I/O error of the step that failed; before the rename, the destination is unchanged and the
     /// temporary file is deleted.
     pub(crate) fn commit(self) -> io::Result<()> {
-        let Self { temp, registration, destination } = self;
+        let Self { temp, registration, destination, private } = self;
         let _held = signals::lock();
         // `temp` is consumed, and deleted if it was not renamed, before it is deregistered.
-        let renamed = persist(temp, &destination);
+        let renamed = persist(temp, &destination, private);
         drop(registration);
         renamed?;
         sync_directory(&parent_of(&destination))
     }
 }
 
-/// Gives `temp` the permission bits of the file `destination` if there is one, fsyncs it and renames it there.
-fn persist(temp: tempfile::NamedTempFile, destination: &Path) -> io::Result<()> {
-    if let Some(permissions) = replaced_mode(destination) {
+/// Writes `bytes`, built in memory, to `path` atomically through a [`TempOutput`]: owner-only (`0o600`) when
+/// `private`.
+///
+/// # Errors
+/// [`crate::Kind::Io`] naming `path` and the step that failed; `path` is then unchanged.
+pub(crate) fn write_file(path: &Path, bytes: &[u8], private: bool) -> crate::error::Result<()> {
+    use crate::error::CliError;
+    let created = if private { TempOutput::create_private(path) } else { TempOutput::create(path) };
+    let mut file = created.map_err(|e| CliError::io("cannot create a file next to", path, &e))?;
+    file.write_all(bytes).map_err(|e| CliError::io("cannot write", path, &e))?;
+    file.commit().map_err(|e| CliError::io("cannot save", path, &e))
+}
+
+/// Gives `temp` the permission bits of the file `destination` if there is one (unless `temp` is `private`, and
+/// keeps its owner-only bits), fsyncs it and renames it there.
+fn persist(temp: tempfile::NamedTempFile, destination: &Path, private: bool) -> io::Result<()> {
+    if let Some(permissions) = replaced_mode(destination).filter(|_| !private) {
         temp.as_file().set_permissions(permissions)?;
     }
     temp.as_file().sync_all()?;

@@ -26,15 +26,15 @@ ARCH=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
 # of the host's 0xc00a4df2: run.sh then fails.
 CFLAGS=("${ARCH[@]}" -std=c11 -Os -g -ffunction-sections -fdata-sections -ffp-contract=off -Wall -Wextra -Werror
   -Wdouble-promotion -Wfloat-conversion -Wshadow -Wstrict-prototypes
-  -I"$ROOT/capi/include" -I"$OUT" ${CFLAGS_EXTRA:-})
+  -I"$ROOT/capi/include" -I"$OUT" -I"$ROOT/embedded/c-firmware/models" ${CFLAGS_EXTRA:-})
 objs=()
-for src in src/startup.c src/semihost.c src/main.c; do
+for src in src/startup.c src/semihost.c src/flash.c src/signed.c src/main.c; do
   obj=$OUT/$(basename "$src" .c).o
   $CC "${CFLAGS[@]}" -c "$src" -o "$obj"
   objs+=("$obj")
 done
 # The assembler finds the model with -I: .incbin "tiny-mlp.tpack".
-$CC "${ARCH[@]}" -Wa,-I"$ROOT/embedded/tiny-mlp" -c src/model.S -o "$OUT/model.o"
+$CC "${ARCH[@]}" -Wa,-I"$ROOT/embedded/tiny-mlp" -Wa,-I"$ROOT/embedded/c-firmware/models" -c src/model.S -o "$OUT/model.o"
 objs+=("$OUT/model.o")
 
 # -nostartfiles: startup.c is the startup code. nano.specs: newlib-nano for memcpy, memcmp, strlen and friends;

@@ -8,11 +8,14 @@ cd "$(dirname "$0")"
 ./build.sh >/dev/null
 # The same firmware printing rule names instead of tpack_error_message's text: what the messages cost.
 OUT=target/short-messages CFLAGS_EXTRA=-DSHORT_MESSAGES ./build.sh >/dev/null
+# And without the signed part (signed.c: SHA-256, Ed25519, the signed decoder, the flash model): what it costs.
+OUT=target/no-signed CFLAGS_EXTRA=-DNO_SIGNED ./build.sh >/dev/null
 ELF=target/c-firmware.elf
 MAP=target/c-firmware.map
 
 section() { arm-none-eabi-size -A "$ELF" | awk -v s="$1" '$1 == s { print $2 }'; }
 flash=$(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data)))
+unsigned_flash=$(ELF=target/no-signed/c-firmware.elf; echo $(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data))))
 short_flash=$(ELF=target/short-messages/c-firmware.elf; echo $(($(section .vectors) + $(section .text) + $(section .rodata) + $(section .ARM.exidx) + $(section .data))))
 static_ram=$(($(section .data) + $(section .bss)))
 stack=$(section .stack)
@@ -20,7 +23,8 @@ stack=$(section .stack)
 # Bytes per (part, kind) over the flash output sections; kind is code (.text, .vectors, .ARM.exidx) or data.
 shares=$(awk '
   function part(file) {
-    if (file ~ /libtpack\.a\(tpack-/) return "tpack"
+    # salty (Ed25519) brings its field arithmetic as assembly objects of its own: part of what tpack costs.
+    if (file ~ /libtpack\.a\((tpack|salty)-/) return "tpack"
     if (file ~ /libtpack\.a\(compiler_builtins/) return "builtins"
     if (file ~ /libc(_nano)?\.a\(/) return "newlib"
     if (file ~ /libgcc\.a\(/) return "libgcc"
@@ -85,8 +89,9 @@ echo "| &nbsp;&nbsp;&nbsp;&nbsp;of which Rust's core::fmt (formatting for tpack_
 echo "| &nbsp;&nbsp;of which Rust's compiler_builtins (from libtpack.a: memcpy, memset, memcmp, strlen, 64-bit division) | $(($(share builtins code) + $(share builtins data))) |"
 echo "| &nbsp;&nbsp;of which newlib-nano and libgcc (${clib_members:-nothing}) | $(($(share newlib code) + $(share newlib data) + $(share libgcc code) + $(share libgcc data))) |"
 echo "| &nbsp;&nbsp;of which the firmware's C code and strings (startup, semihosting, printf, main) | $(($(share firmware code) + $(share firmware data))) |"
-echo "| &nbsp;&nbsp;of which the model container (and its length word) | $(share model data) |"
+echo "| &nbsp;&nbsp;of which the model containers (tiny-mlp and its four signed copies, models/) and their length words | $(share model data) |"
 echo "| &nbsp;&nbsp;of which alignment padding | $(share fill code) |"
+echo "| flash of the same firmware without its signed part (\`-DNO_SIGNED\`: no SHA-256, Ed25519, signed decoder, signed.c; the same models) | $unsigned_flash ($((flash - unsigned_flash)) less) |"
 echo "| flash of the same firmware printing \`tpack_rule_name\` instead of \`tpack_error_message\`'s text (\`-DSHORT_MESSAGES\`) | $short_flash ($((flash - short_flash)) less) |"
 echo "| RAM: .data + .bss | $static_ram |"
 echo "| &nbsp;&nbsp;of which the RAM copy for the corruption checks | $(sym ram_copy) |"

@@ -2,23 +2,31 @@
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use tpack::{Container, Dtype, Entry, MappedFile, OpenError, Packing};
+use tpack::auth::{Authenticated, Policy, SoftwareCrypto};
+use tpack::{Container, Dtype, Entry, EntryVerification, MappedFile, OpenError, Packing};
 
 use crate::errors::{format_error, os_error, Kind};
+use crate::keys::{KeyDecl, TrustedKeys};
 use crate::meta;
 use crate::source::{AlignedBuf, Bytes, Parsed};
 use crate::view::PayloadView;
 
 /// An open, structurally valid container. `close()` drops its hold on the bytes; arrays already handed out
 /// keep them (and a file's map) alive until they are gone.
+///
+/// Once authenticated against a policy (`authenticate`), each entry's payload is checked the first time it is
+/// handed out (R64 in a signed container, R50 in an unsigned one the policy allows), and never again.
 #[pyclass(module = "tpack._native")]
 pub struct NativeContainer {
     parsed: Option<Parsed>,
+    /// Per entry, whether its payload has passed its check; empty until `authenticate`.
+    checked: Vec<AtomicBool>,
 }
 
 /// Maps `path` and validates its structure (every rule but the payload checksums).
@@ -40,7 +48,7 @@ pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<NativeC
 
 fn parse(py: Python<'_>, bytes: Bytes) -> PyResult<NativeContainer> {
     match Parsed::new(Arc::new(bytes)) {
-        Ok(parsed) => Ok(NativeContainer { parsed: Some(parsed) }),
+        Ok(parsed) => Ok(NativeContainer::new(parsed)),
         Err(e) => Err(format_error(py, e, Kind::Format, None, None)),
     }
 }
@@ -61,6 +69,10 @@ pub fn dtype_info() -> Vec<(u16, &'static str, (&'static str, u64, u64))> {
 }
 
 impl NativeContainer {
+    fn new(parsed: Parsed) -> Self {
+        NativeContainer { parsed: Some(parsed), checked: Vec::new() }
+    }
+
     fn parsed(&self) -> PyResult<&Parsed> {
         self.parsed.as_ref().ok_or_else(|| PyValueError::new_err("I/O operation on a closed tpack container"))
     }
@@ -68,6 +80,44 @@ impl NativeContainer {
     fn entry_at<'c>(container: &Container<'c>, position: usize) -> PyResult<Entry<'c>> {
         container.entry(position).ok_or_else(|| PyIndexError::new_err("entry position out of range"))
     }
+
+    /// Checks entry `position`'s payload against its signed digest (or its CRC, unsigned) the first time it is
+    /// used in an authenticated container; nothing otherwise. Hashing runs without the GIL.
+    fn check_entry(&self, py: Python<'_>, position: usize) -> PyResult<()> {
+        let Some(authenticated) = self.parsed()?.authenticated() else { return Ok(()) };
+        let Some(checked) = self.checked.get(position) else { return Ok(()) };
+        if checked.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        // Two threads reading the same new entry may both hash it: harmless, and no lock is held while hashing.
+        match py.detach(|| authenticated.verify_entry(position, &SoftwareCrypto)) {
+            Ok(_) => {
+                checked.store(true, Ordering::Release);
+                Ok(())
+            }
+            Err(e) => Err(entry_error(py, &authenticated.container(), e, position)),
+        }
+    }
+}
+
+/// The exception for `error` found checking entry `position` of `container`: a digest mismatch (R64) is about
+/// authenticity, anything else (R37, R50, a nested container's error) about integrity. The error names the
+/// outer entry, also for an error inside a nested container.
+fn entry_error(py: Python<'_>, container: &Container<'_>, error: tpack::Error, position: usize) -> PyErr {
+    let kind = if error.rule() == tpack::Rule::EntryDigest { Kind::Signature } else { Kind::Integrity };
+    format_error(py, error, kind, u32::try_from(position).ok(), Some(container))
+}
+
+/// One entry's payload-integrity verdict in the spec's order: the padding before it (R37), in an authenticated
+/// signed container its signed digest (R64), then its CRC and a nested container's payloads (R50, …).
+fn judge(authenticated: Option<&Authenticated<'_>>, v: &EntryVerification<'_>) -> Result<(), tpack::Error> {
+    v.padding?;
+    let position = v.entry.position();
+    // `digest` is `None` for the signature entry and in an unsigned container: the CRC is their check.
+    if let Some(a) = authenticated.filter(|a| a.digest(position).is_some()) {
+        a.verify_entry(position, &SoftwareCrypto)?;
+    }
+    v.payload
 }
 
 #[pymethods]
@@ -80,6 +130,63 @@ impl NativeContainer {
     #[getter]
     fn closed(&self) -> bool {
         self.parsed.is_none()
+    }
+
+    /// Checks the signature against a policy (R58–R63, in the spec's order), hashing only the prefix and the
+    /// digests; from then on each payload is checked when first handed out. `keys` are `(algorithm code, raw
+    /// public key or None, key id, subject or None)`.
+    fn authenticate(
+        &mut self,
+        py: Python<'_>,
+        keys: Vec<KeyDecl>,
+        require_signature: bool,
+        min_counter: u64,
+        subject: Option<String>,
+    ) -> PyResult<()> {
+        let keys = TrustedKeys::new(keys)?;
+        let trusted = keys.trusted();
+        let policy = Policy { keys: &trusted, require_signature, min_counter, subject: subject.as_deref() };
+        let parsed = self
+            .parsed
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("I/O operation on a closed tpack container"))?;
+        if let Err(e) = parsed.authenticate(&policy) {
+            return Err(format_error(py, e, Kind::Signature, None, Some(&parsed.container())));
+        }
+        self.checked = (0..parsed.container().len()).map(|_| AtomicBool::new(false)).collect();
+        Ok(())
+    }
+
+    /// Whether `authenticate` has accepted the container.
+    #[getter]
+    fn authenticated(&self) -> PyResult<bool> {
+        Ok(self.parsed()?.authenticated().is_some())
+    }
+
+    /// The signed attributes: `(algorithm code, key id, counter, subject or None, public key or None)`, or
+    /// `None` for an unsigned container. They are the file's claims unless `authenticated`.
+    #[getter]
+    #[allow(clippy::type_complexity)]
+    fn signer<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<(u64, Bound<'py, PyBytes>, u64, Option<String>, Option<Bound<'py, PyBytes>>)>> {
+        let Some(signer) = self.parsed()?.container().signed_attributes() else { return Ok(None) };
+        Ok(Some((
+            signer.algorithm_code,
+            PyBytes::new(py, signer.key_id),
+            signer.counter,
+            signer.subject.map(str::to_owned),
+            signer.public_key.map(|k| PyBytes::new(py, k)),
+        )))
+    }
+
+    /// The message the signature signs (spec §14: 80 bytes), or `None` for an unsigned container. Hashes the
+    /// prefix and the digests; checks nothing.
+    #[getter]
+    fn signed_message<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let message = self.parsed()?.container().signed_message(&SoftwareCrypto);
+        Ok(message.map(|m| PyBytes::new(py, &m)))
     }
 
     /// `(major, minor)` of the file.
@@ -148,7 +255,15 @@ impl NativeContainer {
     ///
     /// # Errors
     /// `ValueError` unless the shape's size in bytes is exactly the payload's length.
-    fn payload(&self, position: usize, typestr: &str, shape: Vec<u64>) -> PyResult<PayloadView> {
+    /// In an authenticated container, the payload is checked first, the first time (see `authenticate`).
+    fn payload(
+        &self,
+        py: Python<'_>,
+        position: usize,
+        typestr: &str,
+        shape: Vec<u64>,
+    ) -> PyResult<PayloadView> {
+        self.check_entry(py, position)?;
         let parsed = self.parsed()?;
         let container = parsed.container();
         let e = Self::entry_at(&container, position)?;
@@ -168,12 +283,16 @@ impl NativeContainer {
         }
     }
 
-    /// The container entry `position` holds, sharing these bytes.
-    fn nested(&self, position: usize) -> PyResult<NativeContainer> {
+    /// The container entry `position` holds, sharing these bytes. In an authenticated container, the entry is
+    /// checked first, like a payload (its own signature, if any, is not: `authenticate` the result for that).
+    fn nested(&self, py: Python<'_>, position: usize) -> PyResult<NativeContainer> {
         let parsed = self.parsed()?;
         Self::entry_at(&parsed.container(), position)?;
+        if parsed.container().entry(position).and_then(|e| e.nested()).is_some() {
+            self.check_entry(py, position)?;
+        }
         match parsed.nested(position) {
-            Some(nested) => Ok(NativeContainer { parsed: Some(nested) }),
+            Some(nested) => Ok(NativeContainer::new(nested)),
             None => Err(PyValueError::new_err("the entry is not a nested container (dtype CONTAINER)")),
         }
     }
@@ -190,15 +309,32 @@ impl NativeContainer {
     }
 
     /// Checks padding and payload checksums (R37, R50), nested containers included, in table order, and
-    /// raises for the first problem. `progress(done, total)` (bytes), if given, is called every few megabytes
-    /// and after each entry; an exception it raises stops the verification. Without it, the GIL is released.
+    /// raises for the first problem; in an authenticated signed container, each entry's signed digest too
+    /// (R64, between R37 and R50), after which no entry is checked again on use. `progress(done, total)`
+    /// (bytes), if given, is called every few megabytes and after each entry; an exception it raises stops the
+    /// verification. Without it, the GIL is released.
     #[pyo3(signature = (progress=None))]
     fn verify(&self, py: Python<'_>, progress: Option<Bound<'_, PyAny>>) -> PyResult<()> {
-        let container = self.parsed()?.container();
+        let parsed = self.parsed()?;
+        let container = parsed.container();
+        let authenticated = parsed.authenticated();
+        let mark = |position: usize| {
+            if let Some(checked) = self.checked.get(position) {
+                checked.store(true, Ordering::Release);
+            }
+        };
+        let first_failure = |v: EntryVerification<'_>| {
+            let position = v.entry.position();
+            match judge(authenticated.as_ref(), &v) {
+                Ok(()) => {
+                    mark(position);
+                    None
+                }
+                Err(e) => Some((position, e)),
+            }
+        };
         let failed = match progress {
-            None => py.detach(|| {
-                container.verification().find_map(|v| v.result().err().map(|e| (v.entry.position(), e)))
-            }),
+            None => py.detach(|| container.verification().find_map(first_failure)),
             Some(callback) => {
                 let total = container.entries().map(|e| e.byte_len()).fold(0u64, u64::saturating_add);
                 let done = Cell::new(0u64);
@@ -217,8 +353,8 @@ impl NativeContainer {
                     if let Some(e) = raised.borrow_mut().take() {
                         return Err(e);
                     }
-                    if let Err(e) = v.result() {
-                        failed = Some((v.entry.position(), e));
+                    if let Some(failure) = first_failure(v) {
+                        failed = Some(failure);
                         break;
                     }
                 }
@@ -230,10 +366,7 @@ impl NativeContainer {
         };
         match failed {
             None => Ok(()),
-            Some((position, e)) => {
-                let entry = u32::try_from(position).ok();
-                Err(format_error(py, e, Kind::Integrity, entry, Some(&container)))
-            }
+            Some((position, e)) => Err(entry_error(py, &container, e, position)),
         }
     }
 }

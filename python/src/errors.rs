@@ -8,12 +8,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tpack::{Container, Error, ErrorContext};
 
-/// Which family an error belongs to: a structural rule (found on open), or payload integrity (R37, R50: found
-/// by `verify`).
+/// Which family an error belongs to: a structural rule (found on open), payload integrity (R37, R50: found
+/// by `verify`), or authenticity against a policy (R58–R64: found on open with keys, on first use, by
+/// `verify`).
 #[derive(Clone, Copy)]
 pub enum Kind {
     Format,
     Integrity,
+    Signature,
 }
 
 /// The exception for `error`: its rule, its message and its context, slot for slot (the context is
@@ -48,6 +50,7 @@ pub fn format_error(
     let kind = match kind {
         Kind::Format => "format",
         Kind::Integrity => "integrity",
+        Kind::Signature => "signature",
     };
     let built = py.import("tpack._errors").and_then(|m| {
         let context = PyDict::new(py);

@@ -1,8 +1,9 @@
 //! `tpack._native`: the Rust half of the `tpack` Python package.
 //!
 //! It is thin (STYLE.md, habit 10): it parses and verifies with the core crate, hands numpy read-only views
-//! of payload bytes, turns metadata into Python values and back, and drives the streaming writer. Dtype
-//! tables for numpy, dequantization and the user-facing API live in `python/tpack/`.
+//! of payload bytes, turns metadata into Python values and back, drives the streaming writer, and hands keys
+//! and policies to the core's signing and verification. Dtype tables for numpy, dequantization and the
+//! user-facing API live in `python/tpack/`.
 //!
 //! Nothing here panics on any input: untrusted bytes only reach the core's parser, sizes go through checked
 //! arithmetic, and every failure becomes a Python exception.
@@ -16,6 +17,7 @@
 
 mod container;
 mod errors;
+mod keys;
 mod meta;
 mod save;
 mod source;
@@ -33,5 +35,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(save::write_file, m)?)?;
     m.add_function(wrap_pyfunction!(save::write_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(container::dtype_info, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::generate_key, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::public_key_from_pem, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::public_key_from_raw, m)?)?;
+    m.add_function(wrap_pyfunction!(keys::algorithm_name, m)?)?;
     Ok(())
 }

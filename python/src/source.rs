@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use tpack::auth::{Authenticated, Policy, SoftwareCrypto};
 use tpack::{Container, Error, MappedFile};
 use zerocopy::{Immutable, IntoBytes};
 
@@ -61,6 +62,9 @@ impl AlignedBuf {
 pub struct Parsed {
     /// Borrows `*owner`; declared first so that it is dropped first (it has no `Drop` anyway).
     container: Container<'static>,
+    /// The container once its signature was checked against a policy (`Parsed::authenticate`); borrows
+    /// `*owner` like `container`.
+    authenticated: Option<Authenticated<'static>>,
     owner: Arc<Bytes>,
 }
 
@@ -74,18 +78,30 @@ impl Parsed {
         #[allow(unsafe_code)]
         let bytes: &'static [u8] = unsafe { &*bytes };
         let container = Container::parse(bytes)?;
-        Ok(Self { container, owner })
+        Ok(Self { container, authenticated: None, owner })
     }
 
     /// The nested container that entry `position` holds, sharing this one's bytes; `None` when the entry is
     /// not a `CONTAINER`.
     pub fn nested(&self, position: usize) -> Option<Parsed> {
         let nested = self.container.entry(position)?.nested()?;
-        Some(Self { container: nested, owner: Arc::clone(&self.owner) })
+        Some(Self { container: nested, authenticated: None, owner: Arc::clone(&self.owner) })
     }
 
     pub fn container(&self) -> Container<'_> {
         self.container
+    }
+
+    /// Checks the signature against `policy` (R58–R63: the prefix and the digests only, never a payload) and
+    /// keeps the result for [`Parsed::authenticated`].
+    pub fn authenticate(&mut self, policy: &Policy<'_>) -> Result<(), Error> {
+        self.authenticated = Some(self.container.authenticate(policy, &SoftwareCrypto)?);
+        Ok(())
+    }
+
+    /// The container as authenticated by [`Parsed::authenticate`], or `None` if no policy was applied.
+    pub fn authenticated(&self) -> Option<Authenticated<'_>> {
+        self.authenticated
     }
 
     pub fn owner(&self) -> &Arc<Bytes> {

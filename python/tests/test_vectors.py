@@ -17,6 +17,7 @@ VECTORS_ALL = manifest()
 VALID = [v for v in VECTORS_ALL if v["valid"]]
 INVALID = [v for v in VECTORS_ALL if not v["valid"]]
 INTEGRITY = {"R37", "R50"}
+ALGORITHM_CODES = {"ed25519": 1, "p256": 2}
 
 
 def f64_hex(x: float) -> str:
@@ -53,7 +54,16 @@ def decode(c: tpack.Container) -> dict:
             d["container"] = decode(c.nested(e.name))
         entries.append(d)
     metadata = [{"key": k, "type": t, "value": meta_value(t, v)} for k, (t, v) in c.metadata(typed=True).items()]
-    return {"version": list(c.version), "compat_flags": c.compat_flags, "entries": entries, "metadata": metadata}
+    decoded = {"version": list(c.version), "compat_flags": c.compat_flags, "entries": entries, "metadata": metadata}
+    signer = c.signer
+    if signer is not None:
+        decoded["signature"] = {
+            "algorithm": ALGORITHM_CODES.get(signer.algorithm, signer.algorithm), "key": signer.key_id,
+            "counter": signer.counter, "subject": signer.subject,
+            "public_key": None if signer.public_key is None else signer.public_key.hex(),
+            "message": c._native.signed_message.hex(),
+        }
+    return decoded
 
 
 def same_nan_aware(expected, actual):
@@ -136,7 +146,17 @@ CARRIES = {
     "R46": {"record", "value"},
     "R50": {"entry", "stored", "computed"},
     "R51": {"offset"},
+    # Signatures (spec §14): R54–R57 are structural; R58–R64 come from a policy (test_signing.py).
+    **{r: set() for r in ("R54", "R58", "R59", "R61", "R63")},
+    **{r: {"entry"} for r in ("R55", "R64")},
+    **{r: {"value"} for r in ("R56", "R60", "R62")},
+    "R57": {"entry", "value"},
 }
+
+
+# R56's `value`: the signed attribute at fault, by its code (`tpack.TpackError` documents them).
+SIGNED_ATTRIBUTES = ("tpack.sig.alg", "tpack.sig.key", "tpack.sig.counter", "tpack.sig.subject", "tpack.sig.pubkey",
+                     "an undefined tpack.sig. key")
 
 
 def raised(vector) -> tpack.TpackError:
@@ -150,7 +170,7 @@ def raised(vector) -> tpack.TpackError:
 
 
 def test_every_rule_has_a_row():
-    assert sorted(CARRIES, key=lambda r: int(r[1:])) == [f"R{n}" for n in range(1, 54)]
+    assert sorted(CARRIES, key=lambda r: int(r[1:])) == [f"R{n}" for n in range(1, 65)]
 
 
 @pytest.mark.parametrize("vector", INVALID, ids=[v["file"] for v in INVALID])
@@ -161,8 +181,10 @@ def test_an_error_carries_its_rules_context_and_its_message_shows_it(vector):
     for name in ("record", "position", "offset", "value", "depth"):
         field = getattr(err, name)
         if field is not None:
-            # Flags (R5) are shown in hex, every other number in decimal.
+            # Flags (R5) are shown in hex, a signed attribute (R56) by its key, every other number in decimal.
             shown = f"{field:#x}" if err.rule == "R5" and name == "value" else str(field)
+            if err.rule == "R56" and name == "value":
+                shown = SIGNED_ATTRIBUTES[field]
             assert shown in message, (name, message)
     for name in ("stored", "computed"):
         if getattr(err, name) is not None:

@@ -7,7 +7,13 @@
 For every vector in the manifest, runs `READER_CMD ARGS... FILE` and checks:
   valid vector   -> exit 0, stdout is JSON structurally equal to the manifest's "decoding"
   invalid vector -> exit 1, first whitespace-separated token of stdout equals the manifest's "rule"
-Prints "PASS <file>" or "FAIL <file>: <reason>" per vector, then "N passed, M failed".
+and, for each item of a vector's "verifications" list (format 1.2, signed containers: spec section 14),
+runs `READER_CMD ARGS... --verify-signature KEYS.json POLICY.json FILE` with the item's "keys" and
+"policy" written to two temporary files, and checks:
+  verdict "ok"   -> exit 0, first token of stdout "ok"
+  verdict "Rnn"  -> exit 1, first token of stdout "Rnn"
+Prints "PASS <file>" or "FAIL <file>: <reason>" per vector (and "PASS <file> [verify K]" per
+verification), then "N passed, M failed".
 Exits non-zero if any vector failed or no vector was run.
 """
 
@@ -16,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_MANIFEST = os.path.normpath(os.path.join(HERE, "..", "vectors", "manifest.json"))
@@ -126,6 +133,48 @@ def kill_group(proc):
         pass
 
 
+def run_cmd(argv, timeout):
+    """-> (exit code, stdout, one-line stderr), or a reason string after a failure to run or a timeout."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        return "cannot run reader: %s" % exc
+    try:
+        raw_out, raw_err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return "timeout after %gs" % timeout
+    return proc.returncode, raw_out.decode("utf-8", "replace"), one_line(raw_err.decode("utf-8", "replace"))
+
+
+def check_verification(item, path, cmd, timeout, tmp):
+    """One item of a vector's "verifications" (section 14, the kit protocol --verify-signature):
+    -> None on pass, else a short reason."""
+    if not isinstance(item, dict) or not isinstance(item.get("keys"), list) \
+            or not isinstance(item.get("policy"), dict) or not isinstance(item.get("verdict"), str):
+        return "manifest verification needs \"keys\" (a list), \"policy\" (an object) and \"verdict\""
+    keys_path = os.path.join(tmp, "keys.json")
+    policy_path = os.path.join(tmp, "policy.json")
+    with open(keys_path, "w") as f:
+        json.dump(item["keys"], f)
+    with open(policy_path, "w") as f:
+        json.dump(item["policy"], f)
+    result = run_cmd(cmd + ["--verify-signature", keys_path, policy_path, path], timeout)
+    if isinstance(result, str):
+        return result
+    rc, out, err = result
+    tokens = out.split()
+    first = tokens[0] if tokens else "(empty stdout)"
+    verdict = item["verdict"]
+    want_rc = 0 if verdict == "ok" else 1
+    if rc not in (0, 1):
+        return "expected %s, reader crashed (exit %d)%s" % (verdict, rc, ": " + err if err else "")
+    if rc != want_rc or first != verdict:
+        return "expected %s, got %s (exit %d)" % (verdict, one_line(out), rc)
+    return None
+
+
 def check(vector, base, cmd, timeout):
     """-> None on pass, else a short reason."""
     rel = vector.get("file")
@@ -196,19 +245,29 @@ def main(argv):
         return 2
     base = os.path.dirname(manifest_path)   # manifest paths are relative to spec/vectors/
     passed = failed = 0
-    for vector in vectors:
-        name = vector.get("file", "?") if isinstance(vector, dict) else "?"
-        if opts["filter"] and opts["filter"] not in str(name):
-            continue
-        reason = check(vector, base, cmd, opts["timeout"]) if isinstance(vector, dict) \
-            else "manifest entry is not an object"
-        if reason is None:
-            passed += 1
-            print("PASS %s" % name)
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (name, reason))
-        sys.stdout.flush()
+    with tempfile.TemporaryDirectory(prefix="tpack-run-") as tmp:
+        for vector in vectors:
+            name = vector.get("file", "?") if isinstance(vector, dict) else "?"
+            if opts["filter"] and opts["filter"] not in str(name):
+                continue
+            results = [(name, check(vector, base, cmd, opts["timeout"]) if isinstance(vector, dict)
+                        else "manifest entry is not an object")]
+            verifications = vector.get("verifications", []) if isinstance(vector, dict) else []
+            if not isinstance(verifications, list):
+                results.append(("%s [verify]" % name, "\"verifications\" is not a list"))
+                verifications = []
+            for k, item in enumerate(verifications):
+                path = os.path.join(base, str(name))
+                results.append(("%s [verify %d]" % (name, k),
+                                check_verification(item, path, cmd, opts["timeout"], tmp)))
+            for label, reason in results:
+                if reason is None:
+                    passed += 1
+                    print("PASS %s" % label)
+                else:
+                    failed += 1
+                    print("FAIL %s: %s" % (label, reason))
+            sys.stdout.flush()
     print("%d passed, %d failed" % (passed, failed))
     if failed or passed + failed == 0:
         return 1

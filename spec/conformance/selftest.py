@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Self-test of a tpack reader, independent of the golden vectors (by default of tpack_reader.py).
 
-Contains a tiny canonical writer written from spec/FORMAT.md section 11, builds
-valid containers, containers that break one rule and containers that break several
-(where the first in the order of section 12 must be reported), runs the reader on each
+Contains a tiny canonical writer written from spec/FORMAT.md section 11, that also signs
+(section 14, with the Python package `cryptography`: Ed25519 from a fixed seed, P-256 from a
+fixed key), builds valid containers, containers that break one rule and containers that break
+several (where the first in the order of section 12 must be reported), runs the reader on each
 (as a subprocess, through the command-line protocol of README.md) and checks the answer.
+Signed containers are also given to the reader with `--verify-signature KEYS.json POLICY.json`
+(the attacks of section 14 among them: each must be refused with its rule R58-R64), and
+without (a forgery whose CRCs were recomputed is a valid container).
 Then runs the reader on paths that are not regular files (/dev/zero, a FIFO, a
 directory), which it must refuse promptly with a non-zero exit and bounded memory,
 and a mutation fuzz to check it never crashes.
@@ -19,6 +23,7 @@ any exception but the reader's own Invalid); another reader's runs as subprocess
 Exit 0 when everything passes; the last line is "N passed, M failed".
 """
 
+import hashlib
 import json
 import os
 import random
@@ -43,7 +48,7 @@ DT = {n: c for c, (n, _, _) in tpack_reader.DTYPES.items()}
 MT = {n: c for c, n in tpack_reader.META_TYPES.items()}
 SCALAR_MT = (1, 2, 3, 4)
 BLOCK_DT = sorted(c for c, (_, _, blk) in tpack_reader.DTYPES.items() if blk)
-NEW_DT = [c for c in sorted(tpack_reader.DTYPES) if c >= 20]          # the 1.1 dtypes
+NEW_DT = [c for c in sorted(tpack_reader.DTYPES) if 20 <= c < 55]    # the 1.1 dtypes
 # pool scalars of 1.1: type -> (width, struct code); fixed-width arrays: type -> (element width, code)
 POOL_SCALAR = {11: (1, "B"), 12: (1, "b"), 13: (2, "H"), 14: (2, "h"), 15: (4, "I"), 16: (4, "i"), 17: (4, "f")}
 FIXED_ARRAY = {18: (1, "B"), 19: (1, "b"), 20: (2, "H"), 21: (2, "h"), 22: (4, "I"), 23: (4, "i"), 24: (4, "f")}
@@ -383,13 +388,13 @@ def cases():
     nested = write([E("a"), E("c", "CONTAINER", (len(inner),), inner, alignment=64)])
     yield "valid/nested", nested, "valid"
     yield "valid/nested-depth-8", nest(8), "valid"
-    # a file of minor 2, newer than this 1.1 reader (section 10): an unknown dtype without a geometry
+    # a file of minor 3, newer than this 1.2 reader (section 10): an unknown dtype without a geometry
     # record, an unknown metadata type, and a header-extension item of an unknown tag (tag 7), skipped
     newer = write([E("a", 99, (3,), b"xyz"), E("b", 0, (2, 2), b"1234")],
-                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=2, header_len=176,
+                  [("k", 77, b"\x01\x02"), ("s", "string", "v")], minor=3, header_len=176,
                   extra_header=ext_item(7, b"ABCDEFGH"))
     yield "valid/newer-minor", newer, {
-        "version": [1, 2], "compat_flags": 0,
+        "version": [1, 3], "compat_flags": 0,
         "entries": [{"name": "a", "dtype": 99, "shape": [3], "offset": payload_offset(newer, 0),
                      "length": 3, "alignment": 64, "target": None, "checksum": zlib.crc32(b"xyz")},
                     {"name": "b", "dtype": 0, "shape": [2, 2], "offset": payload_offset(newer, 1),
@@ -489,18 +494,18 @@ def cases():
     yield "R22", write([E("a", 99, (4,), b"abcd")]), "R22"
     yield "R22-zero", write([E("a", 0, (4,), b"abcd")]), "R22"
     # section 10: an unknown dtype of a newer minor still gets R23, R24, R29-R32 and R33-R37
-    yield "R23-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
+    yield "R23-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=3),
                                            [(("d", 0), "rank", 9)]), "R23"
-    yield "R24-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=2),
+    yield "R24-unknown-dtype-newer", patch(write([E("a", 44, (3,), b"xyz")], minor=3),
                                            [(("d", 0), "dim3", 1)]), "R24"
-    yield "R32-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2), "R32"
-    yield "R36-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", extra_pad=1)], minor=2), "R36"
-    yield "R27-not-for-unknown-dtype", write([E("a", 44, (), b"xyz")], minor=2), "valid"
+    yield "R32-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=3), "R32"
+    yield "R36-unknown-dtype-newer", write([E("a", 44, (3,), b"xyz", extra_pad=1)], minor=3), "R36"
+    yield "R27-not-for-unknown-dtype", write([E("a", 44, (), b"xyz")], minor=3), "valid"
     # sections 4.1, 10, 12 (R25): the element-count bound holds for an unknown dtype too;
     # only the byte-length part of R25 (and R26-R28) needs the element size
-    yield "R25-unknown-dtype-newer", write([E("a", 44, (2 ** 63, 4), b"xyz")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-partial", write([E("a", 44, (2 ** 40, 2 ** 40, 0), b"")], minor=2), "R25"
-    yield "R25-unknown-dtype-newer-fits", write([E("a", 44, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=2), "valid"
+    yield "R25-unknown-dtype-newer", write([E("a", 44, (2 ** 63, 4), b"xyz")], minor=3), "R25"
+    yield "R25-unknown-dtype-newer-partial", write([E("a", 44, (2 ** 40, 2 ** 40, 0), b"")], minor=3), "R25"
+    yield "R25-unknown-dtype-newer-fits", write([E("a", 44, (2 ** 32, 2 ** 32 - 1), b"xyz")], minor=3), "valid"
     yield "R23", patch(base, [(("d", 0), "rank", 9)]), "R23"
     yield "R24", patch(base, [(("d", 0), "dim5", 1)]), "R24"
     yield "R25", write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]), "R25"
@@ -577,24 +582,24 @@ def cases():
     # too few for an item length is R47, though the bad item comes first; vector
     # invalid/R47-string-array-framing-after-bad-utf8
     yield "order-R47-framing-before-R49-utf8", write([], [("a", 10, b"\x01\0\0\0\xff\0")]), "R47"
-    yield "R46-newer-ok", write([], [("a", 99, b"zz")], minor=2), "valid"
-    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=2), {
-        "version": [1, 2], "compat_flags": 0, "entries": [],
+    yield "R46-newer-ok", write([], [("a", 99, b"zz")], minor=3), "valid"
+    yield "R46-newer-type-0", write([], [("a", 0, b"zz"), ("b", 0, b"")], minor=3), {
+        "version": [1, 3], "compat_flags": 0, "entries": [],
         "metadata": [{"key": "a", "type": 0, "value": "7a7a"}, {"key": "b", "type": 0, "value": ""}]}
     # sections 10, 12 (R47): an unknown type of a newer minor still needs a zero reserved
     # byte and a zero inline value, and its value at the running pool position
-    yield "R47-newer-unknown-reserved", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R47-newer-unknown-reserved", patch(write([], [("a", 99, b"zz")], minor=3),
                                               [(("m", 0), "reserved", 9)]), "R47"
-    yield "R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=3),
                                            [(("m", 0), "value", 5)]), "R47"
-    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 99, b"")], minor=2),
+    yield "R47-newer-unknown-value-empty", patch(write([], [("a", 99, b"")], minor=3),
                                                  [(("m", 0), "value", 1)]), "R47"
-    yield "R41-newer-unknown-at-0", patch(write([], [("a", 99, b"")], minor=2),
+    yield "R41-newer-unknown-at-0", patch(write([], [("a", 99, b"")], minor=3),
                                           [(("m", 0), "value_offset", 0)]), "R41"
-    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "R40-newer-unknown-past-pool", patch(write([], [("a", 99, b"zz")], minor=3),
                                                [(("m", 0), "value_len", 3)]), "R40"
     yield "R46-before-R47-reserved", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "reserved", 9)]), "R46"
-    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=2),
+    yield "R47-newer-known-reserved", patch(write([], [("a", "string", "zz")], minor=3),
                                             [(("m", 0), "reserved", 9)]), "R47"
     # the order inside a metadata record is pinned by section 12: key R40, R41, R42, R43, R44/R45; R46; the
     # reserved byte (R47); the value's R40, R41; the rest of R47; R48, R49
@@ -611,7 +616,7 @@ def cases():
     yield "order-R40-value-before-R41", patch(two_keys, [(("m", 1), "value_offset", 900)]), "R40"
     yield "order-R41-value-before-R47", patch(two_keys, [(("m", 1), "value_offset", 0), (("m", 1), "value", 1)]), "R41"
     yield "order-R46-before-value-R40", patch(write([], [("a", 99, b"zz")]), [(("m", 0), "value_len", 900)]), "R46"
-    yield "order-R40-before-R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=2),
+    yield "order-R40-before-R47-newer-unknown-value", patch(write([], [("a", 99, b"zz")], minor=3),
                                                             [(("m", 0), "value_len", 900), (("m", 0), "value", 1)]), "R40"
     yield "R43-surrogate-key", write([], [(b"\xed\xb0\x80", "u64", 1)]), "R43"
     yield "R49-overlong-item", write([], [("a", "string[]", [b"ok", b"\xe0\x80\xaf"])]), "R49"
@@ -718,7 +723,7 @@ def cases():
     yield "order-R24-before-R25-count", patch(write([E("a", "U8", (2 ** 32, 2 ** 32), b"")]),
                                               [(("d", 0), "dim4", 1)]), "R24"
     # an unknown dtype of a newer minor: R32 (entries group, declared length) before R33 (SPEC_NOTES N3)
-    yield "order-R32-before-R33-unknown-dtype", patch(write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=2),
+    yield "order-R32-before-R33-unknown-dtype", patch(write([E("a", 44, (3,), b"xyz", target=2 ** 64 - 2)], minor=3),
                                                       [(("d", 0), "offset", 2 ** 20)]), "R32"
     # payloads: entry by entry, R33 to R36 for each
     gap1 = write([E("a", alignment=8), E("b", alignment=8, extra_pad=1), E("c", alignment=8)])
@@ -734,6 +739,8 @@ def cases():
     leaf_r43 = write([E("c", "CONTAINER", (len(empty),), empty)], [(b"\xff", "u64", 1)])
     yield "order-R38-before-depth-8-R43", nest(8, leaf=leaf_r43), "R38"
     for case in cases_1_1():
+        yield case
+    for case in cases_1_2():
         yield case
 
 
@@ -825,19 +832,19 @@ def cases_1_1():
     # a minor-1 header extension in a nested container, inside a minor-0 container
     inner11 = write11([E("q", "IQ2_XS", (256,))], [("n", "i8", -1)])
     yield "valid/1.1-nested-in-minor-0", write([E("c", "CONTAINER", (len(inner11),), inner11)]), "valid"
-    # ---- unknown dtypes (a minor-2 file, newer than this reader), with and without a geometry record
-    yield "valid/minor2-unknown-dtype-no-record", write([E("u", 99, (3, 5), b"any length")], minor=2), "valid"
+    # ---- unknown dtypes (a minor-3 file, newer than this reader), with and without a geometry record
+    yield "valid/minor3-unknown-dtype-no-record", write([E("u", 99, (3, 5), b"any length")], minor=3), "valid"
     rec = write_ext([E("u", 99, (2, 64), bytes(40)), E("v", 100, (5,), bytes(15)), E("w", 101, (), bytes(3))],
-                    ext=geometry_item([(99, 32, 10), (100, 1, 3), (101, 1, 3)]), minor=2)
-    yield "valid/minor2-unknown-dtype-with-record", rec, {
-        "version": [1, 2], "compat_flags": 0, "metadata": [],
+                    ext=geometry_item([(99, 32, 10), (100, 1, 3), (101, 1, 3)]), minor=3)
+    yield "valid/minor3-unknown-dtype-with-record", rec, {
+        "version": [1, 3], "compat_flags": 0, "metadata": [],
         "entries": [{"name": "u", "dtype": 99, "shape": [2, 64], "offset": payload_offset(rec, 0), "length": 40,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(40))},
                     {"name": "v", "dtype": 100, "shape": [5], "offset": payload_offset(rec, 1), "length": 15,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(15))},
                     {"name": "w", "dtype": 101, "shape": [], "offset": payload_offset(rec, 2), "length": 3,
                      "alignment": 64, "target": None, "checksum": zlib.crc32(bytes(3))}]}
-    unk = lambda ents, recs: write_ext(ents, ext=geometry_item(recs), minor=2)
+    unk = lambda ents, recs: write_ext(ents, ext=geometry_item(recs), minor=3)
     yield "R28-unknown-dtype-record-length", unk([E("u", 99, (64,), bytes(21))], [(99, 32, 10)]), "R28"
     yield "R28-unknown-dtype-record-element", unk([E("u", 99, (5,), bytes(16))], [(99, 1, 3)]), "R28"
     yield "R28-unknown-dtype-record-rank0", unk([E("u", 99, (), bytes(4))], [(99, 1, 3)]), "R28"
@@ -846,7 +853,7 @@ def cases_1_1():
     yield "R25-unknown-dtype-record-bytes", unk([E("u", 99, (2 ** 62,), b"")], [(99, 1, 8)]), "R25"
     yield "R25-unknown-dtype-record-blocks", unk([E("u", 99, (2 ** 63,), b"")], [(99, 2, 5)]), "R25"
     # the record of another code does not apply
-    yield "valid/minor2-unknown-dtype-other-record", unk([E("u", 99, (64,), bytes(21))], [(98, 32, 10)]), "valid"
+    yield "valid/minor3-unknown-dtype-other-record", unk([E("u", 99, (64,), bytes(21))], [(98, 32, 10)]), "valid"
     # minor 1 is not newer than this reader: an unknown code is R22 even with a record (section 10)
     yield "R22-unknown-dtype-record-minor-1", write_ext([E("u", 99, (64,), bytes(20))],
                                                          ext=geometry_item([(99, 32, 10)])), "R22"
@@ -860,8 +867,8 @@ def cases_1_1():
     yield "order-R26-before-R25-bytes-unknown-dtype-record", unk([E("u", 99, (2 ** 64 - 1,), b"")],
                                                                 [(99, 32, 40)]), "R26"
     yield "R26-code-0-record", unk([E("u", 0, (33,), bytes(10))], [(0, 32, 10)]), "R26"
-    # section 10: a 1.1 reader reads a minor-2 file's extension as items (R51, R52), not as ignored bytes
-    yield "R52-minor-2-own-geometry-differs", unk([E("q", "Q4_1", (32,))], [(20, 32, 21)]), "R52"
+    # section 10: a 1.1 reader reads a minor-3 file's extension as items (R51, R52), not as ignored bytes
+    yield "R52-minor-3-own-geometry-differs", unk([E("q", "Q4_1", (32,))], [(20, 32, 21)]), "R52"
 
     # ---- the new dtypes' shape and length rules (R25, R26, R28)
     yield "R26-Q2_K-inner-128", write11([E("a", "Q2_K", (2, 128), bytes(84))]), "R26"
@@ -894,7 +901,7 @@ def cases_1_1():
     # revised section 3.4 / R51 (working tree after 94d5792): items in strictly ascending order of tag
     yield "R51-tags-descending", write_ext(ok, ext=ext_item(7, b"") + g20), "R51"
     yield "R51-tags-descending-unknown", write_ext(ok, ext=g20 + ext_item(9, b"") + ext_item(8, b"")), "R51"
-    yield "R51-in-minor-2", write_ext([E("a")], ext=ext_item(0, b""), minor=2), "R51"
+    yield "R51-in-minor-3", write_ext([E("a")], ext=ext_item(0, b""), minor=3), "R51"
     # the old 1.0 vectors' extension bytes: 8 zero bytes are an item of tag 0
     yield "R51-zero-extension", write_ext([E("a")], ext=bytes(8)), "R51"
     # extension group: after the checksums, before names; R51 before R52 (number order)
@@ -939,7 +946,7 @@ def cases_1_1():
     yield "R53-element-record-only", write_ext([E("q", "F4E2M1", (2,))], ext=geometry_item([2])), "R53"
     yield "R53-second-of-two", write_ext([E("q", "Q4_1", (32,)), E("r", "Q6_K", (256,))], ext=geometry_item([20])), "R53"
     yield "R53-unknown-tag-only", write_ext([E("q", "IQ1_M", (256,))], ext=ext_item(1000, geometry_body([38]))), "R53"
-    yield "R53-in-minor-2", write([E("q", "Q4_1", (32,))], minor=2), "R53"
+    yield "R53-in-minor-3", write([E("q", "Q4_1", (32,))], minor=3), "R53"
     yield "valid/R53-not-for-element-dtypes", write([E("c", "C64", (1,)), E("f", "F8E8M0", (1,))], minor=1), "valid"
     yield "valid/R53-not-in-minor-0-Q8_0", write([E("q", "Q8_0", (32,))]), "valid"
     # R53 is checked after R22-R32 of the same entry, and with the entries group (before payloads)
@@ -1005,13 +1012,13 @@ def cases_1_1():
     yield "order-R47-after-R48-item", A(("bool[]", [2]), b"\0"), "R47"
     yield "order-R47-after-R49-item", A(("string[]", [b"\xff"]), arr_item("u8[]", [1], reserved=b"\x01\0\0")), "R47"
     yield "order-R47-depth-after-R48", A(("bool[]", [2]), ("array[]", nested_array(8))), "R47"
-    # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-2 file
+    # type 27 and above are unknown in 1.1: R46 in a minor-1 file, skipped in a minor-3 file
     yield "R46-type-27-minor-1", m11([("k", 27, b"\x01")]), "R46"
-    yield "valid/minor2-type-27", m11([("k", 27, b"\x01")], minor=2), "valid"
-    # a minor-2 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1, which
+    yield "valid/minor3-type-27", m11([("k", 27, b"\x01")], minor=3), "valid"
+    # a minor-3 array[] item of a type unknown to 1.1 (27) is still not an array type of section 7.1, which
     # says a later minor adds no item types
-    yield "R47-array[]-item-type-27-minor-2", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
-                                                         minor=2), "R47"
+    yield "R47-array[]-item-type-27-minor-3", m11([("k", "array[]", [struct.pack("<B3sI", 27, b"\0\0\0", 0)])],
+                                                         minor=3), "R47"
     # revised R22/R46 (working tree after 94d5792): the 1.1 codes are defined only for minor >= 1, so in a
     # minor-0 file they are undefined, like code 99 (and a 1.0 reader agrees: it rejects them too)
     for code in (20, 34, 41, 48, 49, 52, 54):
@@ -1029,22 +1036,553 @@ def cases_1_1():
     no_geometry = write([E("q", "Q4_1", (32,))], minor=1)
     yield "R39-nested-R53", write([E("c", "CONTAINER", (len(no_geometry),), no_geometry)]), "R39"
     # R22, R46: the codes of minor 1 are defined in every file of minor 1 and later, so a 1.1 reader reads a
-    # minor-2 file's 1.1 types by their types (not as opaque bytes) and checks them; vectors
-    # valid/format-1-1-as-minor-2, invalid/R48-bool-array-minor-2
+    # minor-3 file's 1.1 types by their types (not as opaque bytes) and checks them; vectors
+    # valid/format-1-1-as-minor-3, invalid/R48-bool-array-minor-3
     typed2 = write_ext([E("q", "Q4_1", (32,))], [("b", "bool[]", [True]), ("u", "u16", 7)],
-                       ext=geometry_item([20]), minor=2)
-    yield "valid/1.1-types-in-minor-2", typed2, {
-        "version": [1, 2], "compat_flags": 0,
+                       ext=geometry_item([20]), minor=3)
+    yield "valid/1.1-types-in-minor-3", typed2, {
+        "version": [1, 3], "compat_flags": 0,
         "entries": [{"name": "q", "dtype": "Q4_1", "shape": [32], "offset": payload_offset(typed2, 0),
                      "length": 20, "alignment": 64, "target": None,
                      "checksum": zlib.crc32(E("q", "Q4_1", (32,)).payload)}],
         "metadata": [{"key": "b", "type": "bool[]", "value": [True]}, {"key": "u", "type": "u16", "value": 7}]}
-    yield "R48-1.1-bool[]-in-minor-2", write_ext([], [("b", "bool[]", [1, 2])], minor=2), "R48"
-    yield "R47-1.1-u16-in-minor-2", write_ext([], [("u", "u16", b"\0")], minor=2), "R47"
-    yield "R26-1.1-dtype-in-minor-2", write_ext([E("q", "Q4_1", (16,), bytes(10))], ext=geometry_item([20]),
-                                                minor=2), "R26"
+    yield "R48-1.1-bool[]-in-minor-3", write_ext([], [("b", "bool[]", [1, 2])], minor=3), "R48"
+    yield "R47-1.1-u16-in-minor-3", write_ext([], [("u", "u16", b"\0")], minor=3), "R47"
+    yield "R26-1.1-dtype-in-minor-3", write_ext([E("q", "Q4_1", (16,), bytes(10))], ext=geometry_item([20]),
+                                                minor=3), "R26"
     # section 3.4: an item may be empty; a block geometry item with no records is well formed
     yield "valid/1.1-empty-unknown-item", write_ext([E("a")], ext=ext_item(1, b"") + ext_item(6, b"")), "valid"
+
+
+# ------------------------------------------------------------------ format 1.2: signed containers (section 14)
+SIG_DT = 55
+SIG_NAME = "tpack.signature"
+MESSAGE_PREFIX = b"tpack signed v1\0"
+SPKI_PREFIX = {1: bytes.fromhex("302a300506032b6570032100"),
+               2: bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")}
+ED25519_L = 2 ** 252 + 27742317777372353535851937790883648493
+P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+class SigningKey(object):
+    """A fixed test key, with pyca (`cryptography`, imported only when a signed case is built):
+    Ed25519 from a 32-byte seed (deterministic signatures), or P-256 from a secret scalar (pyca
+    signs with a random nonce, so the P-256 cases check verdicts, not bytes)."""
+
+    def __init__(self, alg, secret):
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+        enc = serialization.Encoding
+        fmt = serialization.PublicFormat
+        self.alg = alg
+        if alg == 1:
+            self._key = ed25519.Ed25519PrivateKey.from_private_bytes(secret)
+            self.public = self._key.public_key().public_bytes(enc.Raw, fmt.Raw)
+        else:
+            self._key = ec.derive_private_key(secret, ec.SECP256R1())
+            self.public = self._key.public_key().public_bytes(enc.X962, fmt.UncompressedPoint)
+        # the key id of section 14 is SHA-256 of the DER SubjectPublicKeyInfo: the fixed prefix and the
+        # raw key must be exactly what pyca (OpenSSL) writes
+        der = self._key.public_key().public_bytes(enc.DER, fmt.SubjectPublicKeyInfo)
+        assert der == SPKI_PREFIX[alg] + self.public, der.hex()
+        self.id = hashlib.sha256(der).digest()
+
+    def sign(self, message):
+        if self.alg == 1:
+            return self._key.sign(message)
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+        r, s = decode_dss_signature(self._key.sign(message, ec.ECDSA(hashes.SHA256())))
+        return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+    def trusted(self, hash_only=False, subject=None, algorithm=None):
+        """This key as a KEYS.json item of the kit protocol."""
+        return {"algorithm": self.alg if algorithm is None else algorithm,
+                "public_key": None if hash_only else self.public.hex(),
+                "key_id": self.id.hex(), "subject": subject}
+
+
+_KEYS = {}
+
+
+def test_key(name):
+    """The fixed keys of the signed cases: ed-a, ed-b (Ed25519), p-a, p-b (P-256)."""
+    if name not in _KEYS:
+        secrets = {"ed-a": (1, bytes(range(32))), "ed-b": (1, bytes(range(100, 132))),
+                   "p-a": (2, 0x1F2E3D4C5B6A79880123456789ABCDEF0F1E2D3C4B5A69788796A5B4C3D2E1F0),
+                   "p-b": (2, 0x00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE)}
+        _KEYS[name] = SigningKey(*secrets[name])
+    return _KEYS[name]
+
+
+def entry_range(buf, i):
+    t = sec(buf, 0)[0] + 104 * i
+    return struct.unpack_from("<Q", buf, t + 16)[0], struct.unpack_from("<Q", buf, t + 24)[0]
+
+
+def entry_count(buf):
+    return struct.unpack_from("<I", buf, 40)[0]
+
+
+def set_payload(data, i, raw, fix_crc=True):
+    """Entry i's payload replaced by raw (same length); with fix_crc its trailer CRC and the trailer's
+    own checksum are recomputed, as an attacker who knows the format does."""
+    off, ln = entry_range(data, i)
+    assert len(raw) == ln
+    buf = bytearray(data)
+    buf[off:off + ln] = raw
+    if fix_crc:
+        roff = sec(buf, 5)[0]
+        struct.pack_into("<I", buf, roff + 4 * i, zlib.crc32(bytes(raw)))
+        fix_trailer(buf)
+    return bytes(buf)
+
+
+def flip_payload_byte(data, i, k=0, fix_crc=True):
+    off, ln = entry_range(data, i)
+    raw = bytearray(data[off:off + ln])
+    raw[k] ^= 0x55
+    return set_payload(data, i, bytes(raw), fix_crc)
+
+
+def digest_table(data):
+    """G of section 14: SHA-256 of every entry's payload but the last (the signature entry's)."""
+    return b"".join(hashlib.sha256(data[o:o + ln]).digest()
+                    for o, ln in (entry_range(data, i) for i in range(entry_count(data) - 1)))
+
+
+def signed_message(data, digests):
+    """M of section 14 = "tpack signed v1\\0" || SHA-256(bytes[0, payloads.offset)) || SHA-256(G)."""
+    return MESSAGE_PREFIX + hashlib.sha256(data[:sec(data, 4)[0]]).digest() + hashlib.sha256(digests).digest()
+
+
+def sign_in_place(data, key, digests=None, signature=None):
+    """Fill the last entry's payload with G || sig (G from the payloads unless given; sig by key over M
+    unless given) and fix its CRC: the signing of section 11.2, after the fact."""
+    digests = digest_table(data) if digests is None else digests
+    if signature is None:
+        signature = key.sign(signed_message(data, digests))
+    n = entry_count(data)
+    _, ln = entry_range(data, n - 1)
+    return set_payload(data, n - 1, (digests + signature)[:ln].ljust(ln, b"\0"))
+
+
+def write_signed(entries=(), meta=(), key="ed-a", counter=7, subject=None, embed=False, minor=2, compat=1,
+                 alg=None, key_id=None, pubkey=None, sig_len=None, sig_name=SIG_NAME, sig_alignment=8,
+                 sig_target=None, sig_pos=None, sig_dtype=SIG_DT, sig_shape=None, drop=(), override=None,
+                 sign=True):
+    """A signed container by the canonical writer of section 11.1 (minor 2, compat bit 0, the signed
+    attributes as metadata, the signature entry last with alignment 8, a block geometry item when a
+    block dtype is used), signed by the named test key.  The keyword arguments break it on purpose:
+    another algorithm code, key id, public key, signature length, name, alignment, target, position or
+    dtype of the signature entry, signed attributes dropped (`drop`: keys) or replaced (`override`:
+    key -> (type, value))."""
+    k = test_key(key) if isinstance(key, str) else key
+    alg = k.alg if alg is None else alg
+    attrs = {"tpack.sig.alg": ("u64", alg), "tpack.sig.key": ("bytes", k.id if key_id is None else key_id),
+             "tpack.sig.counter": ("u64", counter)}
+    if subject is not None:
+        attrs["tpack.sig.subject"] = ("string", subject)
+    if embed or pubkey is not None:
+        attrs["tpack.sig.pubkey"] = ("bytes", k.public if pubkey is None else pubkey)
+    attrs.update(override or {})
+    for d in drop:
+        attrs.pop(d, None)
+    all_meta = list(meta) + [(name, t, v) for name, (t, v) in attrs.items() if t is not None]
+    entries = list(entries)
+    n = len(entries) + 1
+    length = 32 * (n - 1) + 64 if sig_len is None else sig_len
+    sig_entry = E(sig_name, sig_dtype, sig_shape or (length,), bytes(length), alignment=sig_alignment,
+                  target=sig_target)
+    entries.insert(len(entries) if sig_pos is None else sig_pos, sig_entry)
+    used = sorted(set(e.dtype for e in entries if e.dtype in BLOCK_DT))
+    data = write_ext(entries, all_meta, geometry_item(used) if used else b"", minor=minor, compat=compat)
+    if sign and sig_pos is None:
+        data = sign_in_place(data, k)
+    return data
+
+
+def strip_signature(entries, meta):
+    """What an attacker who strips the signature writes: the same content, canonical and unsigned."""
+    return write11(entries, meta)
+
+
+def expected_signed(data, entries, meta_expected, key, counter, subject=None, embed=False, alg=None,
+                    version=(1, 2)):
+    """The section-13 decoding of a file write_signed made (meta_expected: the decoded metadata records
+    that are not signed attributes)."""
+    k = test_key(key)
+    n = len(entries) + 1
+    decoded = []
+    for i, e in enumerate(list(entries) + [E(SIG_NAME, SIG_DT, (32 * (n - 1) + 64,), b"", alignment=8)]):
+        off, ln = entry_range(data, i)
+        decoded.append({"name": e.name.decode(), "dtype": tpack_reader.DTYPES[e.dtype][0],
+                        "shape": e.shape, "offset": off, "length": ln, "alignment": e.alignment,
+                        "target": e.target, "checksum": zlib.crc32(data[off:off + ln])})
+    attrs = [{"key": "tpack.sig.alg", "type": "u64", "value": k.alg if alg is None else alg},
+             {"key": "tpack.sig.counter", "type": "u64", "value": counter},
+             {"key": "tpack.sig.key", "type": "bytes", "value": k.id.hex()}]
+    if embed:
+        attrs.append({"key": "tpack.sig.pubkey", "type": "bytes", "value": k.public.hex()})
+    if subject is not None:
+        attrs.append({"key": "tpack.sig.subject", "type": "string", "value": subject})
+    off, ln = entry_range(data, n - 1)
+    return {"version": list(version), "compat_flags": 1, "entries": decoded,
+            "metadata": sorted(list(meta_expected) + attrs, key=lambda r: r["key"].encode()),
+            "signature": {"algorithm": k.alg if alg is None else alg, "key": k.id.hex(), "counter": counter,
+                          "subject": subject, "public_key": k.public.hex() if embed else None,
+                          "message": signed_message(data, data[off:off + 32 * (n - 1)]).hex()}}
+
+
+def container_entry(name, inner, **kw):
+    return E(name, "CONTAINER", (len(inner),), inner, **kw)
+
+
+def cases_1_2():
+    """Version 1.2 (signed containers): valid signed files with their decodings, and files that break
+    each rule of the signature group (R54-R57), alone or with another rule (the order of section 12),
+    nested (R39).  Each valid one is also given to the frozen 1.0 reader, by main()."""
+    ents = [E("w", "F32", (2, 3)), E("b", "U8", (5,), alignment=1)]
+    meta = [("name", "string", "kws")]
+    meta_dec = [{"key": "name", "type": "string", "value": "kws"}]
+    full = write_signed(ents, meta, "ed-a", counter=7, subject="acme.kws", embed=True)
+    yield "valid/1.2-signed-ed25519", full, expected_signed(full, ents, meta_dec, "ed-a", 7, "acme.kws", True)
+    # Ed25519 is deterministic: the same content signed twice gives the same bytes (section 11.1)
+    assert full == write_signed(ents, meta, "ed-a", counter=7, subject="acme.kws", embed=True)
+    bare = write_signed(ents, meta, "ed-a")
+    yield "valid/1.2-signed-ed25519-no-subject-no-pubkey", bare, expected_signed(bare, ents, meta_dec, "ed-a", 7)
+    p256 = write_signed(ents, [], "p-a", counter=2 ** 64 - 1, subject="x", embed=True)
+    yield "valid/1.2-signed-p256", p256, expected_signed(p256, ents, [], "p-a", 2 ** 64 - 1, "x", True)
+    only = write_signed([], [], "ed-a", counter=0)
+    assert entry_range(only, 0)[1] == 64
+    yield "valid/1.2-signed-no-other-entry", only, expected_signed(only, [], [], "ed-a", 0)
+    q = [E("q", "Q4_1", (32,)), E("e", "F16", (0,))]
+    yield "valid/1.2-signed-block-dtype", write_signed(q, [("a", "u16", 3)], "p-a"), "valid"
+    sub255 = write_signed(ents, [], "ed-a", subject="s" * 255)
+    yield "valid/1.2-subject-255-bytes", sub255, "valid"
+    # nesting: a signed container inside an unsigned one, and the reverse, and signed in signed
+    outer = write([E("a"), container_entry("m", full)])
+    yield "valid/1.2-signed-nested-in-unsigned", outer, {
+        "version": [1, 0], "compat_flags": 0, "metadata": [],
+        "entries": [{"name": "a", "dtype": "U8", "shape": [4], "offset": 384, "length": 4, "alignment": 64,
+                     "target": None, "checksum": zlib.crc32(E("a").payload)},
+                    {"name": "m", "dtype": "CONTAINER", "shape": [len(full)], "offset": 448, "length": len(full),
+                     "alignment": 64, "target": None, "checksum": zlib.crc32(full),
+                     "container": expected_signed(full, ents, meta_dec, "ed-a", 7, "acme.kws", True)}]}
+    plain = write([E("a")], [("k", "u64", 1)])
+    yield "valid/1.2-unsigned-nested-in-signed", write_signed([container_entry("m", plain)], [], "ed-b"), "valid"
+    yield "valid/1.2-signed-in-signed", write_signed([container_entry("m", p256)], [], "ed-a", embed=True), "valid"
+    # a minor-2 file need not be signed (a canonical writer writes minor 2 only for a signed one)
+    yield "valid/1.2-unsigned-minor-2", write_ext([E("a")], [("k", "u64", 1)], minor=2), "valid"
+    # section 10: in files of minor 0 and 1 the tpack.sig. keys, the name tpack.signature and compat bit 0
+    # mean nothing; dtype 55 is undefined (R22)
+    yield "valid/1.1-sig-keys-and-bit-0-in-minor-1", write_ext(
+        [E("tpack.signature", "U8", (2,))], [("tpack.sig.alg", "u64", 99), ("tpack.sig.x", "u8", 1)],
+        compat=1), "valid"
+    yield "valid/1.0-sig-keys-and-bit-0-in-minor-0", write(
+        [E("tpack.signature")], [("tpack.sig.key", "string", "not a key")], compat=3), "valid"
+    yield "R22-signature-dtype-in-minor-1", write_signed(ents, [], "ed-a", minor=1), "R22"
+    yield "R22-signature-dtype-in-minor-0", write([E("s", SIG_DT, (64,))], compat=1), "R22"
+    # a reader of minor 2 reads a minor-3 file: an algorithm it does not know, a reserved key it does not
+    # know and a public key of any length are kept (section 14 / R56), the signature length only needs to
+    # be above the digest table's (R57)
+    newer = write_signed(ents, [], "ed-a", minor=3, alg=9, sig_len=32 * 2 + 1, pubkey=b"\x01" * 7,
+                         override={"tpack.sig.extra": ("u64", 1)}, sign=False)
+    yield "valid/1.2-newer-minor-unknown-algorithm", newer, "valid"
+    yield "R57-newer-minor-unknown-algorithm-no-signature-bytes", write_signed(
+        ents, [], "ed-a", minor=3, alg=9, sig_len=32 * 2, sign=False), "R57"
+    yield "R56-unknown-algorithm-minor-2", write_signed(ents, [], "ed-a", alg=3, sign=False), "R56"
+    yield "R56-algorithm-0", write_signed(ents, [], "ed-a", alg=0, sign=False), "R56"
+    # ---- R54 SignedFlag
+    yield "R54-bit-without-signature-entry", write_ext([E("a")], minor=2, compat=1), "R54"
+    yield "R54-signature-entry-without-bit", write_signed(ents, [], "ed-a", compat=0), "R54"
+    yield "R54-signature-entry-without-bit-other-bits", write_signed(ents, [], "ed-a", compat=6), "R54"
+    yield "R54-sig-key-without-bit", write_ext([E("a")], [("tpack.sig.note", "string", "x")], minor=2), "R54"
+    yield "R54-sig-attributes-without-entry", write_ext(
+        [E("a")], [("tpack.sig.alg", "u64", 1), ("tpack.sig.counter", "u64", 1),
+                   ("tpack.sig.key", "bytes", bytes(32))], minor=2, compat=1), "R54"
+    yield "valid/1.2-compat-bits-beside-signed", write_signed(ents, [], "ed-a", compat=0xF001), "valid"
+    # ---- R55 SignatureEntry
+    yield "R55-two-signature-entries", write_signed(
+        [E("s2", SIG_DT, (96,), bytes(96), alignment=8)] + ents, [], "ed-a", sign=False), "R55"
+    yield "R55-not-last", write_signed(ents, [], "ed-a", sig_pos=0), "R55"
+    yield "R55-not-last-middle", write_signed(ents, [], "ed-a", sig_pos=1), "R55"
+    yield "R55-wrong-name", write_signed(ents, [], "ed-a", sig_name="sig"), "R55"
+    yield "R55-name-with-nul", write_signed(ents, [], "ed-a", sig_name="tpack.signature\0"), "R55"
+    yield "R55-other-dtype-named-signature-unsigned", write_ext([E("tpack.signature", "U8", (4,))], minor=2), "R55"
+    yield "R55-other-dtype-named-signature-signed", write_signed(
+        [E("tpack.signature", "RAW", (3,))] + ents, [], "ed-a", sig_name="sig", sign=False), "R55"
+    yield "R55-unknown-dtype-named-signature-newer", write_ext([E("tpack.signature", 99, (4,), b"abcd")],
+                                                             minor=3), "R55"
+    yield "R55-has-target", write_signed(ents, [], "ed-a", sig_target=0x8000), "R55"
+    yield "R55-has-target-0", write_signed(ents, [], "ed-a", sig_target=0), "R55"
+    yield "R55-alignment-16", write_signed(ents, [], "ed-a", sig_alignment=16), "R55"
+    yield "R55-alignment-1", write_signed(ents, [], "ed-a", sig_alignment=1), "R55"
+    yield "R55-alignment-64", write_signed(ents, [], "ed-a", sig_alignment=64), "R55"
+    # ---- R56 SignatureMeta
+    for attr in ("tpack.sig.alg", "tpack.sig.key", "tpack.sig.counter"):
+        yield "R56-missing-%s" % attr, write_signed(ents, [], "ed-a", drop=[attr]), "R56"
+    for label, over in (("alg-i64", {"tpack.sig.alg": ("i64", 1)}),
+                        ("alg-u8", {"tpack.sig.alg": ("u8", 1)}),
+                        ("alg-string", {"tpack.sig.alg": ("string", "1")}),
+                        ("key-31-bytes", {"tpack.sig.key": ("bytes", bytes(31))}),
+                        ("key-33-bytes", {"tpack.sig.key": ("bytes", bytes(33))}),
+                        ("key-string", {"tpack.sig.key": ("string", "k" * 32)}),
+                        ("key-u8[]", {"tpack.sig.key": ("u8[]", [0] * 32)}),
+                        ("counter-i64", {"tpack.sig.counter": ("i64", 7)}),
+                        ("counter-u32", {"tpack.sig.counter": ("u32", 7)}),
+                        ("subject-empty", {"tpack.sig.subject": ("string", "")}),
+                        ("subject-256-bytes", {"tpack.sig.subject": ("string", "s" * 256)}),
+                        ("subject-128-two-byte-chars", {"tpack.sig.subject": ("string", "\u00e9" * 128)}),
+                        ("subject-bytes", {"tpack.sig.subject": ("bytes", b"acme")}),
+                        ("pubkey-31-bytes", {"tpack.sig.pubkey": ("bytes", bytes(31))}),
+                        ("pubkey-65-bytes-ed25519", {"tpack.sig.pubkey": ("bytes", bytes(65))}),
+                        ("pubkey-string", {"tpack.sig.pubkey": ("string", "k" * 32)}),
+                        ("other-reserved-key", {"tpack.sig.extra": ("u64", 1)}),
+                        ("prefix-alone-as-key", {"tpack.sig.": ("u64", 1)})):
+        yield "R56-%s" % label, write_signed(ents, [], "ed-a", override=over), "R56"
+    yield "R56-pubkey-32-bytes-p256", write_signed(ents, [], "p-a", pubkey=bytes(32)), "R56"
+    # an Ed25519 file whose algorithm is swapped to P-256 while it carries its 32-byte key
+    yield "R56-algorithm-swapped-with-pubkey", write_signed(ents, [], "ed-a", embed=True, alg=2), "R56"
+    yield "R49-subject-not-utf8", write_signed(ents, [], "ed-a", override={"tpack.sig.subject": ("string", b"\xff")}), "R49"
+    # keys that only look reserved
+    yield "valid/1.2-near-reserved-keys", write_signed(ents, [("tpack.sig", "u64", 1), ("tpack.sigx", "u64", 1),
+                                                              ("tpack.signature", "u64", 1)], "ed-a"), "valid"
+    # ---- R57 SignatureLength
+    n3 = 32 * 2
+    yield "R57-truncated-signature", write_signed(ents, [], "ed-a", sig_len=n3 + 63), "R57"
+    yield "R57-signature-one-byte-long", write_signed(ents, [], "ed-a", sig_len=n3 + 65), "R57"
+    yield "R57-digest-missing", write_signed(ents, [], "ed-a", sig_len=n3 + 32), "R57"
+    yield "R57-empty", write_signed(ents, [], "p-a", sig_len=0), "R57"
+    # ---- the order of section 12: the signature group after metadata, before payload integrity, and
+    # its rules in number order
+    yield "order-R54-before-R55", write_signed(ents, [], "ed-a", compat=0, sig_pos=0), "R54"
+    yield "order-R54-before-R55-two", write_signed([E("s2", SIG_DT, (96,), bytes(96), alignment=8)] + ents, [],
+                                                   "ed-a", compat=0, sign=False), "R54"
+    yield "order-R55-before-R56", write_signed(ents, [], "ed-a", sig_alignment=16, drop=["tpack.sig.alg"]), "R55"
+    yield "order-R56-before-R57", write_signed(ents, [], "ed-a", sig_len=n3 + 63,
+                                               override={"tpack.sig.key": ("bytes", bytes(31))}), "R56"
+    yield "order-R56-before-R57-missing-counter", write_signed(ents, [], "ed-a", sig_len=3,
+                                                               drop=["tpack.sig.counter"]), "R56"
+    yield "order-R49-before-R54", write_ext([E("a")], [("s", "string", b"\xff")], minor=2, compat=1), "R49"
+    yield "order-R45-before-R56", write_signed(ents, [("tpack.sig.counter", "u64", 1)], "ed-a"), "R45"
+    yield "order-R27-before-R55", write_signed(ents, [], "ed-a", sig_shape=(n3 + 64, 1), sig_pos=0), "R27"
+    yield "order-R29-before-R55", patch(write_signed(ents, [], "ed-a"), [(("d", 2), "alignment", 12)]), "R29"
+    yield "order-R28-before-R57", patch(write_signed(ents, [], "ed-a", sig_len=n3 + 63),
+                                        [(("d", 2), "dim0", n3 + 64)]), "R28"
+    yield "order-R31-before-R55", patch(write_signed(ents, [], "ed-a", sig_target=8),
+                                        [(("d", 2), "flags", 3)]), "R31"
+    truncated = write_signed(ents, [], "ed-a", sig_len=n3 + 63)
+    yield "order-R57-before-R50", flip_payload_byte(truncated, 0, fix_crc=False), "R57"
+    pad_w = write_signed([E("w", "F32", (2, 3), pad_byte=1)] + ents[1:], [], "ed-a", sig_len=n3 + 63)
+    assert entry_range(pad_w, 0)[0] > sec(pad_w, 4)[0]     # padding before entry 0
+    yield "order-R57-before-R37", pad_w, "R57"
+    # the signature entry's payload is covered by its CRC like any other (R50), and its padding by R37
+    yield "R50-signature-entry", flip_payload_byte(full, 2, 5, fix_crc=False), "R50"
+    yield "R50-signature-entry-crc-fixed-is-valid", flip_payload_byte(full, 2, 5), "valid"
+    assert entry_range(bare, 2)[0] > sum(entry_range(bare, 1))     # padding before the signature entry
+    yield "R37-before-signature-entry", poke(bare, entry_range(bare, 2)[0] - 1, b"\x01"), "R37"
+    # nesting: a nested container's signature group is a structural rule of the nested container (R39)
+    for rule, bad in (("R54", write_signed(ents, [], "ed-a", compat=0)),
+                      ("R55", write_signed(ents, [], "ed-a", sig_alignment=16)),
+                      ("R56", write_signed(ents, [], "ed-a", drop=["tpack.sig.key"])),
+                      ("R57", truncated)):
+        yield "R39-nested-%s" % rule, write([container_entry("m", bad)]), "R39"
+        yield "R39-nested-%s-in-signed" % rule, write_signed([container_entry("m", bad)], [], "ed-b"), "R39"
+    r55 = write_signed(ents, [], "ed-a", sig_alignment=16)
+    yield "order-R39-nested-R55-before-R43", write([container_entry("m", r55)], [(b"\xff", "u64", 1)]), "R39"
+    yield "order-R39-nested-R55-before-R54", write_ext([container_entry("m", r55)], minor=2, compat=1), "R39"
+    # R38 is the depth-8 container's nesting group; its signature group comes after it
+    leaf = write_signed([container_entry("c", write())], [], "ed-a", sig_alignment=16)
+    yield "order-R38-before-depth-8-R55", nest(8, leaf=leaf), "R38"
+    yield "valid/1.2-signed-at-depth-8", nest(8, leaf=write_signed(ents, [], "ed-a")), "valid"
+    # section 3.4 / R52: SIGNATURE has no geometry record in a file of minor >= 2 (like RAW and
+    # CONTAINER); in a minor-1 file code 55 is undefined and a record for it is allowed (SPEC_NOTES S3)
+    yield "R52-geometry-record-for-signature", write_ext([E("a")], [], geometry_item([(55, 1, 1)]), minor=2), "R52"
+    yield "valid/1.1-geometry-record-for-code-55", write_ext([E("a")], [], geometry_item([(55, 2, 3)]),
+                                                             minor=1), "valid"
+
+
+def verify_cases():
+    """yield (label, bytes, keys, policy, verdict, plain): the kit protocol --verify-signature (section
+    14), verdict "ok" or the first rule of the authenticated verification; plain is the verdict of the
+    reader without keys (the structural rules and R37/R50 only: a forgery with every CRC recomputed is a
+    valid container, which is why signatures exist)."""
+    ed_a, ed_b, p_a, p_b = (test_key(k) for k in ("ed-a", "ed-b", "p-a", "p-b"))
+    KA = [ed_a.trusted()]
+    require = {"require_signature": True, "min_counter": 7, "subject": "acme.kws"}
+    lenient = {"require_signature": False, "min_counter": 0, "subject": None}
+    ents = [E("w", "F32", (2, 3)), E("b", "U8", (5,), alignment=1)]
+    meta = [("name", "string", "kws")]
+    s = write_signed(ents, meta, "ed-a", counter=7, subject="acme.kws")
+    s_pub = write_signed(ents, meta, "ed-a", counter=7, subject="acme.kws", embed=True)
+    sp = write_signed(ents, meta, "p-a", counter=9, subject="acme.kws")
+    sp_pub = write_signed(ents, meta, "p-a", counter=9, subject="acme.kws", embed=True)
+    stripped = strip_signature(ents, meta)
+    # ---- accepted
+    yield "ok-ed25519", s, KA, require, "ok", "valid"
+    yield "ok-ed25519-lenient-policy", s, KA, lenient, "ok", "valid"
+    yield "ok-ed25519-pubkey-hash-only-key", s_pub, [ed_a.trusted(hash_only=True)], require, "ok", "valid"
+    yield "ok-ed25519-pubkey-and-full-key", s_pub, KA, require, "ok", "valid"
+    yield "ok-p256", sp, [p_a.trusted()], require, "ok", "valid"
+    yield "ok-p256-pubkey-hash-only-key", sp_pub, [p_a.trusted(hash_only=True)], require, "ok", "valid"
+    yield "ok-key-among-several", sp, [ed_b.trusted(), ed_a.trusted(), p_b.trusted(), p_a.trusted()], require, \
+        "ok", "valid"
+    yield "ok-counter-above-floor", sp, [p_a.trusted()], dict(require, min_counter=8), "ok", "valid"
+    yield "ok-no-subject-asked", write_signed(ents, meta, "ed-a", counter=7), KA, \
+        dict(require, subject=None), "ok", "valid"
+    yield "ok-trusted-key-subject", s, [ed_a.trusted(subject="acme.kws")], dict(require, subject=None), "ok", "valid"
+    yield "ok-unsigned-allowed", stripped, KA, lenient, "ok", "valid"
+    yield "ok-unsigned-allowed-no-keys", stripped, [], lenient, "ok", "valid"
+    # P-256: a high s is accepted (section 14: no low-s rule), so (r, n - s) verifies too
+    raw = sp[entry_range(sp, 2)[0]:][:128]
+    r_, s_ = raw[64:96], int.from_bytes(raw[96:128], "big")
+    yield "ok-p256-other-s", sign_in_place(sp, None, raw[:64], r_ + (P256_N - s_).to_bytes(32, "big")), \
+        [p_a.trusted()], require, "ok", "valid"
+    # ---- R58 SignatureRequired
+    yield "R58-stripped", stripped, KA, require, "R58", "valid"
+    yield "R58-unsigned-minor-2", write_ext(ents, meta, minor=2), KA, require, "R58", "valid"
+    # ---- R59 UnknownKey
+    yield "R59-signed-by-another-key", write_signed(ents, meta, "ed-b", subject="acme.kws"), KA, require, "R59", "valid"
+    yield "R59-no-trusted-key", s, [], require, "R59", "valid"
+    yield "R59-pubkey-not-the-key-id", write_signed(ents, meta, "ed-a", subject="acme.kws", pubkey=ed_b.public), \
+        KA, require, "R59", "valid"
+    yield "R59-pubkey-not-the-key-id-hash-only", write_signed(ents, meta, "ed-a", subject="acme.kws",
+                                                              pubkey=ed_b.public), \
+        [ed_a.trusted(hash_only=True)], require, "R59", "valid"
+    yield "R59-hash-only-key-no-pubkey", s, [ed_a.trusted(hash_only=True)], require, "R59", "valid"
+    # the id of an Ed25519 key, declared as a P-256 key: the file's key hashed as a P-256 SPKI is not the id
+    # (the SPKI is the trusted key's algorithm's, SPEC_NOTES S8)
+    yield "R59-pubkey-hashed-as-trusted-algorithm", s_pub, [ed_a.trusted(hash_only=True, algorithm=2)], \
+        require, "R59", "valid"
+    # ---- R60 AlgorithmMismatch
+    swapped = set_attr(s, "tpack.sig.alg", 2)
+    yield "R60-algorithm-swapped", swapped, KA, require, "R60", "valid"
+    # a trusted key declared with the other algorithm (the kit takes a key set as given; golden vector
+    # valid/signed-ed25519, verification 4)
+    yield "R60-trusted-key-of-other-algorithm", s, [ed_a.trusted(algorithm=2)], require, "R60", "valid"
+    newer = write_signed(ents, meta, "ed-a", subject="acme.kws", minor=3, alg=9, sig_len=32 * 2 + 70, sign=False)
+    yield "R60-unknown-algorithm-newer-minor", newer, KA, require, "R60", "valid"
+    # ---- R61 SubjectMismatch
+    yield "R61-other-subject", write_signed(ents, meta, "ed-a", subject="acme.other"), KA, require, "R61", "valid"
+    yield "R61-no-subject", write_signed(ents, meta, "ed-a"), KA, require, "R61", "valid"
+    yield "R61-bytewise", write_signed(ents, meta, "ed-a", subject="ACME.kws"), KA, require, "R61", "valid"
+    yield "R61-prefix", write_signed(ents, meta, "ed-a", subject="acme.kws2"), KA, require, "R61", "valid"
+    yield "R61-trusted-key-subject", s, [ed_a.trusted(subject="acme.asr")], dict(require, subject=None), \
+        "R61", "valid"
+    yield "R61-trusted-key-subject-and-policy", s, [ed_a.trusted(subject="acme.asr")], require, "R61", "valid"
+    # ---- R62 Rollback: a genuine older model, validly signed with a lower counter
+    yield "R62-counter-lowered", write_signed(ents, meta, "ed-a", counter=6, subject="acme.kws"), KA, require, \
+        "R62", "valid"
+    yield "R62-counter-0", write_signed(ents, meta, "ed-a", counter=0, subject="acme.kws"), KA, \
+        dict(require, min_counter=1), "R62", "valid"
+    yield "R62-floor-max", sp, [p_a.trusted()], dict(require, min_counter=2 ** 64 - 1), "R62", "valid"
+    # ---- R63 BadSignature
+    yield "R63-counter-raised-after-signing", set_attr(s, "tpack.sig.counter", 8), KA, require, "R63", "valid"
+    yield "R63-counter-lowered-after-signing", set_attr(s, "tpack.sig.counter", 6), KA, \
+        dict(require, min_counter=6), "R63", "valid"
+    yield "R63-key-id-of-one-key-signature-of-another", write_signed(ents, meta, "ed-b", subject="acme.kws",
+                                                                     key_id=ed_a.id), KA, require, "R63", "valid"
+    yield "R63-p256-key-id-of-one-key-signature-of-another", write_signed(ents, meta, "p-b", subject="acme.kws",
+                                                                          key_id=p_a.id), \
+        [p_a.trusted()], require, "R63", "valid"
+    # a payload changed, its digest in the table changed to match, every CRC recomputed: M changes
+    forged = flip_payload_byte(s, 0)
+    yield "R63-digest-table-changed-to-match", sign_in_place(forged, None, digest_table(forged),
+                                                             s[entry_range(s, 2)[0] + 64:][:64]), \
+        KA, require, "R63", "valid"
+    # entries reordered after signing (the digest table reordered with them, the signature kept)
+    e0, e1 = ents
+    re = write_signed([e1, e0], meta, "ed-a", subject="acme.kws", sign=False)
+    old = s[entry_range(s, 2)[0]:][:128]
+    yield "R63-entries-reordered", sign_in_place(re, None, old[32:64] + old[:32], old[64:]), KA, require, \
+        "R63", "valid"
+    yield "R63-entry-renamed", sign_in_place(write_signed([E("v", "F32", (2, 3)), e1], meta, "ed-a",
+                                                          subject="acme.kws", sign=False),
+                                             None, old[:64], old[64:]), KA, require, "R63", "valid"
+    yield "R63-metadata-changed", sign_in_place(write_signed(ents, [("name", "string", "kwt")], "ed-a",
+                                                             subject="acme.kws", sign=False),
+                                                None, old[:64], old[64:]), KA, require, "R63", "valid"
+    yield "R63-signature-bit-flipped", flip_payload_byte(s, 2, 64 + 3), KA, require, "R63", "valid"
+    yield "R63-signature-bit-flipped-crc-not-fixed", flip_payload_byte(s, 2, 64 + 3, fix_crc=False), KA, require, \
+        "R63", "R50"
+    yield "R63-p256-signature-bit-flipped", flip_payload_byte(sp, 2, 64 + 40), [p_a.trusted()], require, \
+        "R63", "valid"
+    sig = s[entry_range(s, 2)[0] + 64:][:64]
+    big_s = (int.from_bytes(sig[32:], "little") + ED25519_L).to_bytes(32, "little")
+    yield "R63-ed25519-s-plus-l", sign_in_place(s, None, old[:64], sig[:32] + big_s), KA, require, "R63", "valid"
+    psig = sp[entry_range(sp, 2)[0] + 64:][:64]
+    for label, rs in (("r-0", bytes(32) + psig[32:]), ("s-0", psig[:32] + bytes(32)),
+                      ("s-n", psig[:32] + P256_N.to_bytes(32, "big")),
+                      ("r-n", P256_N.to_bytes(32, "big") + psig[32:]),
+                      ("r-plus-n", (int.from_bytes(psig[:32], "big") + P256_N).to_bytes(33, "big")[-32:] + psig[32:])):
+        yield "R63-p256-%s" % label, sign_in_place(sp, None, sp[entry_range(sp, 2)[0]:][:64], rs), \
+            [p_a.trusted()], require, "R63", "valid"
+    # ---- R64 EntryDigest: a payload changed and every CRC recomputed (CRC-32 is no authentication)
+    yield "R64-payload-changed-crcs-recomputed", flip_payload_byte(s, 0), KA, require, "R64", "valid"
+    yield "R64-second-entry", flip_payload_byte(s, 1, 4), KA, require, "R64", "valid"
+    yield "R64-before-R50", flip_payload_byte(s, 1, 4, fix_crc=False), KA, require, "R64", "R50"
+    yield "R64-p256", flip_payload_byte(sp, 0), [p_a.trusted()], require, "R64", "valid"
+    # ---- the order: structural rules, R58..R63, then entry by entry R37, R64, R50
+    yield "order-R57-before-R58", write_signed(ents, meta, "ed-a", sig_len=127), KA, require, "R57", "R57"
+    yield "order-R55-before-R59", write_signed(ents, meta, "ed-b", sig_alignment=16), KA, require, "R55", "R55"
+    yield "order-R59-before-R60", set_attr(write_signed(ents, meta, "ed-b", subject="acme.kws"), "tpack.sig.alg", 2), \
+        KA, require, "R59", "valid"
+    yield "order-R60-before-R61", set_attr(write_signed(ents, meta, "ed-a", subject="x"), "tpack.sig.alg", 2), \
+        KA, require, "R60", "valid"
+    yield "order-R61-before-R62", write_signed(ents, meta, "ed-a", subject="x", counter=1), KA, require, \
+        "R61", "valid"
+    yield "order-R62-before-R63", set_attr(s, "tpack.sig.counter", 5), KA, require, "R62", "valid"
+    yield "order-R63-before-R64", flip_payload_byte(flip_payload_byte(s, 0), 2, 64), KA, require, "R63", "valid"
+    yield "order-R63-before-R37", flip_payload_byte(poke(s, entry_range(s, 0)[0] - 1, b"\x01"), 2, 64), KA, \
+        require, "R63", "R37"
+    padded = poke(s, entry_range(s, 0)[0] - 1, b"\x01")
+    yield "order-R37-before-R64", flip_payload_byte(padded, 0), KA, require, "R37", "R37"
+    yield "order-R64-entry0-before-R37-entry2", poke(flip_payload_byte(s, 0), entry_range(s, 2)[0] - 1, b"\x01"), \
+        KA, require, "R64", "R37"
+    yield "R50-signature-entry-crc", patch_trailer_crc(s, 2), KA, require, "R50", "R50"
+    # ---- nesting: only the outermost signature is checked; it covers every nested byte
+    inner_signed = write_signed(ents, meta, "ed-a", subject="acme.kws")
+    outer_unsigned = write([E("a"), container_entry("m", inner_signed)])
+    yield "R58-signed-nested-in-unsigned", outer_unsigned, KA, require, "R58", "valid"
+    yield "ok-signed-nested-in-unsigned-lenient", outer_unsigned, KA, lenient, "ok", "valid"
+    forged_inner = flip_payload_byte(inner_signed, 2, 64)
+    yield "ok-badly-signed-nested-not-checked", write([container_entry("m", forged_inner)]), KA, lenient, \
+        "ok", "valid"
+    plain_inner = write([E("a")], [("k", "u64", 1)])
+    outer_signed = write_signed([container_entry("m", plain_inner), E("z")], meta, "ed-a", subject="acme.kws")
+    yield "ok-unsigned-nested-in-signed", outer_signed, KA, require, "ok", "valid"
+    # a nested payload changed with the nested CRCs and the outer CRC recomputed: the outer digest catches it
+    tampered_inner = flip_payload_byte(plain_inner, 0)
+    yield "R64-nested-payload-changed", set_payload(outer_signed, 0, tampered_inner), KA, require, "R64", "valid"
+    # a nested container whose own payload does not match its CRC, signed as such: R50, nested
+    bad_inner = flip_payload_byte(plain_inner, 0, fix_crc=False)
+    yield "R50-nested-under-valid-signature", write_signed([container_entry("m", bad_inner)], meta, "ed-a",
+                                                           subject="acme.kws"), KA, require, "R50", "R50"
+    yield "ok-signed-in-signed-outer-key", write_signed([container_entry("m", write_signed(ents, [], "ed-b"))], meta,
+                                                        "ed-a", subject="acme.kws"), KA, require, "ok", "valid"
+
+
+def set_attr(data, key, value):
+    """The inline value of the metadata record of `key` changed (header checksum fixed): what an attacker
+    does to a signed attribute after signing."""
+    m = struct.unpack_from("<I", data, 48)[0]
+    moff = sec(data, 3)[0]
+    pool = moff + 24 * m
+    for j in range(m):
+        koff, klen = struct.unpack_from("<IH", data, moff + 24 * j)
+        if data[pool + koff:pool + koff + klen] == key.encode():
+            return patch(data, [(("m", j), "value", value)])
+    raise KeyError(key)
+
+
+def patch_trailer_crc(data, i):
+    buf = bytearray(data)
+    roff = sec(buf, 5)[0]
+    struct.pack_into("<I", buf, roff + 4 * i, struct.unpack_from("<I", buf, roff + 4 * i)[0] ^ 1)
+    fix_trailer(buf)
+    return bytes(buf)
 
 
 DEFAULT_READER = [sys.executable, READER]
@@ -1060,9 +1598,11 @@ def has_minor_1(c):
 
 def as_read_by_1_0(c):
     """The decoding a 1.0 reader gives of a container tpack_reader accepted (section 10: the 1.1 dtypes and
-    metadata types are unknown, skippable codes for it; section 13: an unknown dtype is its integer code,
+    metadata types, and the 1.2 dtype SIGNATURE, are unknown, skippable codes for it, and it has no
+    "signature" object; section 13: an unknown dtype is its integer code,
     an unknown metadata type its integer code with its pool bytes in hex; the header extension is ignored)."""
     d = tpack_reader.decode(c)
+    d.pop("signature", None)   # version 1.2: to a 1.0 reader the signature is an entry and metadata like others
     for e, de in zip(c.entries, d["entries"]):
         if e.dtype not in DTYPES_1_0:
             de["dtype"] = e.dtype
@@ -1182,6 +1722,25 @@ def fuzz_in_process(seeds, rounds, rng):
     return bad
 
 
+def fuzz_verify_in_process(seeds, rounds, rng):
+    """tpack_reader.verify_signed (section 14) on random mutations of the seeds, with the keys of the
+    signed cases trusted: it too must only ever raise tpack_reader.Invalid."""
+    keys = [dict(k.trusted(), public_key=k.public, key_id=k.id)
+            for k in (test_key(name) for name in ("ed-a", "ed-b", "p-a", "p-b"))]
+    keys.append(dict(keys[0], public_key=None))
+    policy = {"require_signature": False, "min_counter": 0, "subject": None}
+    bad = 0
+    for r, data in mutations(seeds, rounds, rng):
+        try:
+            tpack_reader.verify_signed(data, keys, policy)
+        except tpack_reader.Invalid:
+            pass
+        except Exception as exc:  # a crash
+            bad += 1
+            sys.stdout.write("FAIL verify fuzz round %d: %r\n" % (r, exc))
+    return bad
+
+
 def fuzz_command(cmd, seeds, rounds, rng, timeout):
     """A reader command on random mutations: each must exit 0, or 1 with a rule id first."""
     bad = 0
@@ -1231,6 +1790,12 @@ def main(argv):
     except ValueError as exc:
         sys.stderr.write("selftest.py: %s\n%s" % (exc, USAGE))
         return 2
+    try:
+        import cryptography  # noqa: F401  (the signed cases are built with it)
+    except ImportError:
+        sys.stderr.write("selftest.py: the signed cases need the Python package cryptography "
+                         "(pip install cryptography)\n")
+        return 2
     in_process = cmd is None
     cmd = cmd or DEFAULT_READER
     verbose, timeout = opts["verbose"], opts["timeout"]
@@ -1261,10 +1826,41 @@ def main(argv):
         else:
             failed += 1
             print("FAIL %s: expected %s, got exit %s: %s %s" % (label, want, rc, out.strip()[:300], err.strip()[-300:]))
+    # Signed containers (section 14): the kit protocol --verify-signature, and the verdict of the plain
+    # reader on the same file (forgeries with every CRC recomputed are valid containers).
+    signed_valid = []
+    with tempfile.TemporaryDirectory(prefix="tpack-selftest-keys-") as tmp:
+        keys_path = os.path.join(tmp, "keys.json")
+        policy_path = os.path.join(tmp, "policy.json")
+        for label, data, keys, policy, verdict, plain in verify_cases():
+            seeds.append(data)
+            if plain == "valid":
+                signed_valid.append(("verify/" + label, data, "valid"))
+            for kind, args, want in (("verify", ["--verify-signature", keys_path, policy_path], verdict),
+                                     ("plain", [], plain)):
+                with open(keys_path, "w") as f:
+                    json.dump(keys, f)
+                with open(policy_path, "w") as f:
+                    json.dump(policy, f)
+                rc, out, err = run_reader(cmd + args, data, timeout)
+                tok = out.split()[0] if out.split() else ""
+                if want in ("ok", "valid"):
+                    ok = rc == 0 and (kind == "plain" or tok == "ok")
+                else:
+                    ok = rc == 1 and tok == want
+                if ok:
+                    passed += 1
+                    if verbose:
+                        print("PASS %s/%s -> %s" % (kind, label, out.strip()[:100]))
+                else:
+                    failed += 1
+                    print("FAIL %s/%s: expected %s, got exit %s: %s %s"
+                          % (kind, label, want, rc, out.strip()[:300], err.strip()[-300:]))
     # Compatibility (section 10, "a 1.0 reader reads every 1.1 file"): the frozen 1.0 reader accepts
-    # every valid case that holds a container of minor >= 1, and decodes it as a 1.0 reader must.
+    # every valid case that holds a container of minor >= 1 (every signed file too), and decodes it as a
+    # 1.0 reader must.
     compat = 0
-    for label, data, expected in cases():
+    for label, data, expected in list(cases()) + signed_valid:
         if expected != "valid" and not isinstance(expected, dict):
             continue
         try:
@@ -1317,6 +1913,7 @@ def main(argv):
     if in_process:
         rounds = 3000 if opts["fuzz"] is None else opts["fuzz"]
         bad = fuzz_in_process(seeds, rounds, rng)
+        bad += fuzz_verify_in_process(seeds, rounds // 3, rng)
     else:
         rounds = 300 if opts["fuzz"] is None else opts["fuzz"]
         bad = fuzz_command(cmd, seeds, rounds, rng, timeout)

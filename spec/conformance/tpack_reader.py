@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
-"""Independent tpack 1.x reader, written from spec/FORMAT.md alone (version 1.1).
+"""Independent tpack 1.x reader, written from spec/FORMAT.md alone (version 1.2).
 
 Usage: python3 tpack_reader.py FILE
+       python3 tpack_reader.py --verify-signature KEYS.json POLICY.json FILE
 
   valid container   -> canonical JSON decoding (spec section 13) on stdout, exit 0
   invalid container -> "Rnn explanation" on stdout (rule id first), exit 1
   usage / I/O error -> message on stderr, exit 2
   internal error    -> traceback on stderr, exit 3 (a bug: no input should get there)
 
-Standard library only. Every check is linear in the input size; nothing is
+With --verify-signature (the kit protocol of spec/conformance/README.md), the
+authenticated verification of section 14: "ok" on stdout and exit 0, or the first
+broken rule (structural R1-R57, then R58-R63, then the payload-integrity group with
+R64) and exit 1.  KEYS.json is a list of trusted keys
+[{"algorithm": 1, "public_key": "<hex>" or null, "key_id": "<hex>", "subject": null}],
+POLICY.json {"require_signature": true, "min_counter": 7, "subject": null}.
+
+Standard library only, except that --verify-signature imports the `cryptography`
+package (pyca) for Ed25519 and ECDSA P-256.  Every check is linear in the input size; nothing is
 allocated from a declared size before that size has been checked against the
-bytes actually present.  Implements minor version 1 (spec 1.1, commit 94d5792:
+bytes actually present.  Implements minor version 2 (spec 1.2: signed containers,
+dtype 55 SIGNATURE, compat bit 0 SIGNED, the signature group R54-R57 and the
+verification rules R58-R64 of section 14), and minor 1 before it (spec 1.1, commit 94d5792:
 the GGUF/safetensors dtypes 20-43 and 48-54, the header extension of section
 3.4 with its block geometry records and rules R51-R53, and the metadata types
-11-26); files of minor 2 and above get the leniency of section 10.  The 1.0
+11-26); files of minor 3 and above get the leniency of section 10.  The 1.0
 reader is kept frozen as tpack_reader_1_0.py.  Follows the revised spec (commits 9f04cc3, 6929620:
 R37 is checked with R50 when payloads are verified, section 12; and fcb04b4:
 a nested R37 is reported as R37, like a nested R50, not as R39); points
@@ -23,6 +34,7 @@ every group of section 12.  Implements the header diagnosis of
 section 12 (a damaged version or flags field is R13, not R3/R5).
 """
 
+import hashlib
 import json
 import os
 import stat
@@ -44,8 +56,8 @@ MAX_NESTING_DEPTH = 8
 MAX_ARRAY_DEPTH = 8       # most levels of array[] in one metadata value (section 7.1, minor >= 1)
 
 READER_MAJOR = 1
-READER_MINOR = 1          # the minor version this reader implements (section 10)
-SUPPORTED_INCOMPAT = 0    # no incompat flag bits are defined in 1.0 or 1.1
+READER_MINOR = 2          # the minor version this reader implements (section 10)
+SUPPORTED_INCOMPAT = 0    # no incompat flag bits are defined in 1.0, 1.1 or 1.2
 
 U64_LIMIT = 1 << 64       # 2^64
 U64_MAX = U64_LIMIT - 1
@@ -105,19 +117,27 @@ DTYPES = {
     52: ("F4E2M1", None, (2, 1)),
     53: ("F6E2M3", None, (4, 3)),
     54: ("F6E3M2", None, (4, 3)),
+    # version 1.2: the signature entry of a signed container (section 14), a byte dtype like RAW
+    55: ("SIGNATURE", 1, None),
 }
 DT_RAW = 18
 DT_CONTAINER = 19
+DT_SIGNATURE = 55
+BYTE_DTYPES = (DT_RAW, DT_CONTAINER, DT_SIGNATURE)   # rank 1, dims[0] = byte length (R27)
 
 
 FIRST_1_1_DTYPE = 20         # codes 20-43 and 48-54 are defined only in files of minor >= 1
+FIRST_1_2_DTYPE = 55         # code 55 only in files of minor >= 2
 FIRST_1_1_META_TYPE = 11     # types 11-26 likewise
 
 
 def dtype_info(code, minor):
     """The section-4.1 row of a dtype code as defined for a file of minor version `minor`
-    (R22: codes 1-19 for minor 0, and 20-43 and 48-54 too for minor >= 1), or None."""
+    (R22: codes 1-19 for minor 0, and 20-43 and 48-54 too for minor >= 1, and 55 too for
+    minor >= 2), or None."""
     if code >= FIRST_1_1_DTYPE and minor < 1:
+        return None
+    if code >= FIRST_1_2_DTYPE and minor < 2:
         return None
     return DTYPES.get(code)
 
@@ -130,11 +150,12 @@ def meta_type_known(vtype, minor):
     return vtype in META_TYPES
 
 
-def own_geometry(code):
-    """(block_elements, block_bytes) of a dtype this reader knows, as a block geometry
-    record states it (section 3.4: an element dtype's record is (1, element bytes));
-    None for a code it does not know."""
-    info = DTYPES.get(code)
+def own_geometry(code, minor):
+    """(block_elements, block_bytes) of a dtype this reader knows for a file of minor
+    `minor`, as a block geometry record states it (section 3.4: an element dtype's
+    record is (1, element bytes)); None for a code it does not know (or that the
+    file's minor does not define: note S3)."""
+    info = dtype_info(code, minor)
     if info is None:
         return None
     return info[2] if info[2] is not None else (1, info[1])
@@ -147,6 +168,33 @@ GEOMETRY_RECORD_LEN = 16
 EXT_ITEM_FMT = struct.Struct("<II")              # tag, length
 GEOMETRY_FMT = struct.Struct("<HHIII")           # dtype, reserved, block_elements, block_bytes, reserved2
 assert GEOMETRY_FMT.size == GEOMETRY_RECORD_LEN
+
+# ---------------------------------------------------------------- signed containers (section 14)
+COMPAT_SIGNED = 1                      # compat_flags bit 0, meaningful in files of minor >= 2
+SIG_ENTRY_NAME = "tpack.signature"
+SIG_ALIGNMENT = 8
+SIG_KEY_PREFIX = b"tpack.sig."         # reserved metadata key prefix in files of minor >= 2
+SIG_ALG, SIG_KEY, SIG_COUNTER = b"tpack.sig.alg", b"tpack.sig.key", b"tpack.sig.counter"
+SIG_SUBJECT, SIG_PUBKEY = b"tpack.sig.subject", b"tpack.sig.pubkey"
+SIG_KNOWN_KEYS = frozenset([SIG_ALG, SIG_KEY, SIG_COUNTER, SIG_SUBJECT, SIG_PUBKEY])
+DIGEST_LEN = 32                        # SHA-256
+KEY_ID_LEN = 32
+MAX_SUBJECT_LEN = 255
+MESSAGE_PREFIX = b"tpack signed v1\0"  # 16 bytes: the first part of the signed message M
+ALG_ED25519, ALG_P256 = 1, 2
+# algorithm code -> (name, signature length, raw public key length, DER SubjectPublicKeyInfo prefix)
+ALGORITHMS = {
+    ALG_ED25519: ("Ed25519", 64, 32, bytes.fromhex("302a300506032b6570032100")),
+    ALG_P256: ("ECDSA P-256", 64, 65,
+               bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")),
+}
+assert len(MESSAGE_PREFIX) == 16
+
+
+def key_id(algorithm, raw_public_key):
+    """The key id of section 14: SHA-256 of the key's DER SubjectPublicKeyInfo."""
+    return hashlib.sha256(ALGORITHMS[algorithm][3] + raw_public_key).digest()
+
 
 # ---------------------------------------------------------------- metadata types (section 7.1)
 META_TYPES = {
@@ -187,7 +235,7 @@ assert META_FMT.size == META_RECORD_LEN
 
 
 class Invalid(Exception):
-    """The container breaks a rule.  rule is 'R1'..'R53'."""
+    """The container breaks a rule.  rule is 'R1'..'R64'."""
 
     def __init__(self, rule, message):
         Exception.__init__(self, "%s %s" % (rule, message))
@@ -237,7 +285,7 @@ class Entry(object):
 
 
 class Meta(object):
-    __slots__ = ("key", "type", "known", "value_len", "value_offset", "value",
+    __slots__ = ("key", "raw_key", "type", "known", "value_len", "value_offset", "value",
                  "raw", "decoded")
 
 
@@ -246,7 +294,7 @@ class Container(object):
 
 
 # ==================================================================== header extension (section 3.4)
-def read_extension(buf, header_len):
+def read_extension(buf, header_len, minor):
     """The extension group (section 12, after the checksums; files of minor >= 1):
     R51 over the whole of [160, header_len), then R52 on the block geometry body,
     both as revised in the working tree after 94d5792 (tags strictly ascending),
@@ -289,8 +337,9 @@ def read_extension(buf, header_len):
             code, reserved, be, bb, reserved2 = GEOMETRY_FMT.unpack_from(buf, body + GEOMETRY_RECORD_LEN * k)
             if prev is not None and code <= prev:
                 fail("R52", "geometry record %d: dtype %d not above the previous record's %d" % (k, code, prev))
-            if code in (DT_RAW, DT_CONTAINER):
-                fail("R52", "geometry record %d: dtype %d (%s) has no geometry" % (k, code, DTYPES[code][0]))
+            info = dtype_info(code, minor)
+            if info is not None and code in BYTE_DTYPES:   # SIGNATURE only where defined (note S3)
+                fail("R52", "geometry record %d: dtype %d (%s) has no geometry" % (k, code, info[0]))
             if reserved != 0 or reserved2 != 0:
                 fail("R52", "geometry record %d (dtype %d): reserved field not zero" % (k, code))
             if be == 0 or (be & (be - 1)) != 0 or be > 65536:
@@ -298,7 +347,7 @@ def read_extension(buf, header_len):
                      "from 1 to 65536" % (k, code, be))
             if bb == 0:
                 fail("R52", "geometry record %d (dtype %d): block_bytes 0" % (k, code))
-            own = own_geometry(code)
+            own = own_geometry(code, minor)
             if own is not None and own != (be, bb):
                 fail("R52", "geometry record %d: %s is (%d, %d) here, (%d, %d) in the record"
                      % (k, DTYPES[code][0], own[0], own[1], be, bb))
@@ -421,7 +470,7 @@ def open_container(buf, depth):
     # ---------------------------------------------------------------- extension (R51-R52)
     # Only files of minor >= 1 have one (a minor-0 header_len is 160, R4); a minor-1 file
     # may have header_len 160 too, i.e. no items.
-    geometry = read_extension(buf, header_len) if minor >= 1 else {}
+    geometry = read_extension(buf, header_len, minor) if minor >= 1 else {}
     c.geometry = geometry
 
     # ---------------------------------------------------------------- descriptors
@@ -509,7 +558,7 @@ def open_container(buf, depth):
         # The per-entry order is pinned by section 12: R22, R23, R24, the element count
         # of R25, R26, R27, the byte length of R25, R28, R29-R32, R53.  The byte length
         # of a block dtype is defined only for whole blocks, so it waits for R26.
-        geom = own_geometry(e.dtype) if info is not None else geometry.get(e.dtype)
+        geom = own_geometry(e.dtype, minor) if info is not None else geometry.get(e.dtype)
         if geom is not None:
             be, bb = geom
             block = be != 1      # block_elements 1: an element dtype of bb bytes (section 4.1)
@@ -519,7 +568,7 @@ def open_container(buf, depth):
                 if e.dims[e.rank - 1] % be != 0:
                     fail("R26", "entry %d innermost dim %d not a multiple of %d (block of %s)"
                          % (i, e.dims[e.rank - 1], be, dtype_label(e.dtype)))
-            if e.dtype in (DT_RAW, DT_CONTAINER) and e.rank != 1:
+            if info is not None and e.dtype in BYTE_DTYPES and e.rank != 1:
                 fail("R27", "entry %d %s has rank %d" % (i, info[0], e.rank))
             if block:
                 nbytes = (count // be) * bb   # divide first (section 4.1); exact after R26
@@ -672,12 +721,126 @@ def open_container(buf, depth):
                 r.decoded = decode_value(vtype, tree, where)
             else:  # an unknown type of a newer minor: its pool bytes, lowercase hex
                 r.decoded = raw.hex()
+        r.raw_key = raw_key
         metas.append(r)
     if cursor < pool_len:   # (cursor > pool_len is impossible once R40 holds)
         fail("R41", "metadata pool has %d bytes after the last item" % (pool_len - cursor))
     c.metas = metas
     c.buf = buf
+
+    # ---------------------------------------------------------------- signature (R54-R57)
+    # Files of minor >= 2 only: in a minor-0 or minor-1 file dtype 55 is undefined (R22),
+    # compat bit 0 means nothing and tpack.sig. keys are ordinary metadata (section 10).
+    c.signature = check_signature(c, p_off, newer) if minor >= 2 else None
     return c
+
+
+# ==================================================================== signature group (sections 12, 14)
+class Signature(object):
+    """The signed attributes of a container that passed R54-R57 (section 14)."""
+    __slots__ = ("algorithm", "key_id", "counter", "subject", "public_key", "digests",
+                 "signature", "message", "entry")
+
+
+def check_signature(c, p_off, newer):
+    """The signature group of section 12, rules in number order: R54, R55, R56, R57.
+    Returns a Signature for a signed container, None for an unsigned one.  Reads the
+    prefix and, for the signed message M, the digest table (the signature entry's
+    payload, which structural validation may read: note S5)."""
+    entries, metas, n = c.entries, c.metas, c.n
+    sig_entries = [e for e in entries if e.known and e.dtype == DT_SIGNATURE]
+    sig_records = [r for r in metas if r.raw_key.startswith(SIG_KEY_PREFIX)]
+    signed_bit = bool(c.compat & COMPAT_SIGNED)
+    # ---- R54 SignedFlag
+    if signed_bit and not sig_entries:
+        fail("R54", "compat bit 0 (SIGNED) is set but there is no SIGNATURE entry")
+    if sig_entries and not signed_bit:
+        fail("R54", "entry %d is a SIGNATURE entry but compat bit 0 (SIGNED) is clear" % sig_entries[0].index)
+    if sig_records and not signed_bit:
+        fail("R54", "metadata key %r is reserved for signed files but compat bit 0 (SIGNED) is clear"
+             % sig_records[0].key)
+    # ---- R55 SignatureEntry
+    if len(sig_entries) > 1:
+        fail("R55", "entries %d and %d are both SIGNATURE entries" % (sig_entries[0].index, sig_entries[1].index))
+    for e in entries:
+        if e.name == SIG_ENTRY_NAME and not (e.known and e.dtype == DT_SIGNATURE):
+            fail("R55", "entry %d is named %r but its dtype is %s, not SIGNATURE"
+                 % (e.index, SIG_ENTRY_NAME, dtype_label(e.dtype) if e.known else "code %d" % e.dtype))
+    if not sig_entries:
+        return None
+    s = sig_entries[0]
+    if s.index != n - 1:
+        fail("R55", "the SIGNATURE entry is entry %d, not the last entry (%d)" % (s.index, n - 1))
+    if s.name != SIG_ENTRY_NAME:
+        fail("R55", "the SIGNATURE entry is named %r, not %r" % (s.name, SIG_ENTRY_NAME))
+    if s.flags & 1:
+        fail("R55", "the SIGNATURE entry has HAS_TARGET set")
+    if s.alignment != SIG_ALIGNMENT:
+        fail("R55", "the SIGNATURE entry has alignment %d, not %d" % (s.alignment, SIG_ALIGNMENT))
+    # ---- R56 SignatureMeta: alg, key, counter, subject, pubkey, then other keys in record order
+    by_key = dict((r.raw_key, r) for r in sig_records)
+
+    def typed(raw_key, vtype, what):
+        r = by_key.get(raw_key)
+        if r is None:
+            fail("R56", "signed file without %s" % raw_key.decode())
+        if not (r.known and r.type == vtype):
+            fail("R56", "%s has type %s, not %s" % (raw_key.decode(), META_TYPES[r.type] if r.known
+                                                   else "code %d" % r.type, what))
+        return r
+
+    alg = typed(SIG_ALG, MT_U64, "u64").decoded
+    if alg not in ALGORITHMS and not newer:
+        fail("R56", "tpack.sig.alg %d is not an algorithm of this minor (1 Ed25519, 2 ECDSA P-256)" % alg)
+    key = typed(SIG_KEY, MT_BYTES, "bytes").raw
+    if len(key) != KEY_ID_LEN:
+        fail("R56", "tpack.sig.key is %d bytes, not %d" % (len(key), KEY_ID_LEN))
+    counter = typed(SIG_COUNTER, MT_U64, "u64").decoded
+    subject = None
+    if SIG_SUBJECT in by_key:
+        r = typed(SIG_SUBJECT, MT_STRING, "string")
+        if not 1 <= len(r.raw) <= MAX_SUBJECT_LEN:
+            fail("R56", "tpack.sig.subject is %d bytes, not 1 to %d" % (len(r.raw), MAX_SUBJECT_LEN))
+        subject = r.decoded
+    public_key = None
+    if SIG_PUBKEY in by_key:
+        public_key = typed(SIG_PUBKEY, MT_BYTES, "bytes").raw
+        if alg in ALGORITHMS and len(public_key) != ALGORITHMS[alg][2]:
+            fail("R56", "tpack.sig.pubkey is %d bytes, an %s key is %d"
+                 % (len(public_key), ALGORITHMS[alg][0], ALGORITHMS[alg][2]))
+    if not newer:
+        for r in sig_records:
+            if r.raw_key not in SIG_KNOWN_KEYS:
+                fail("R56", "metadata key %r is reserved (tpack.sig.) and not defined in minor %d"
+                     % (r.key, READER_MINOR))
+    # ---- R57 SignatureLength
+    table_len = DIGEST_LEN * (n - 1)
+    if alg in ALGORITHMS:
+        want = table_len + ALGORITHMS[alg][1]
+        if s.length != want:
+            fail("R57", "the signature entry is %d bytes; %d entries and %s give %d"
+                 % (s.length, n, ALGORITHMS[alg][0], want))
+    elif s.length <= table_len:
+        fail("R57", "the signature entry is %d bytes, not above the %d of the digest table (algorithm %d)"
+             % (s.length, table_len, alg))
+    sig = Signature()
+    sig.algorithm = alg
+    sig.key_id = key
+    sig.counter = counter
+    sig.subject = subject
+    sig.public_key = public_key
+    sig.entry = s
+    buf = c.buf
+    sig.digests = bytes(buf[s.offset:s.offset + table_len])
+    sig.signature = bytes(buf[s.offset + table_len:s.offset + s.length])
+    sig.message = signed_message(buf, p_off, sig.digests)
+    return sig
+
+
+def signed_message(buf, p_off, digests):
+    """M of section 14: the 16-byte prefix, SHA-256 of the prefix P = bytes[0, payloads.offset),
+    SHA-256 of the digest table G."""
+    return MESSAGE_PREFIX + hashlib.sha256(buf[0:p_off]).digest() + hashlib.sha256(digests).digest()
 
 
 # ==================================================================== metadata pool values (section 7.1)
@@ -776,7 +939,7 @@ def decode_value(vtype, framed, where):
 
 
 # ==================================================================== payload integrity (R37, R50)
-def verify_payloads(c, path=""):
+def verify_payloads(c, path="", digests=None):
     """The payload-integrity group (section 12), on a container open_container
     accepted: entry by entry in table order, R37 for the padding before the
     entry, then R50 for its payload, then for a CONTAINER entry the full
@@ -786,7 +949,10 @@ def verify_payloads(c, path=""):
     R39 (R39 covers only the structural rules R1-R36, R39-R49 and R51-R53;
     note N4).
     Only R37 and R50 can be raised here, at any depth; the message names the
-    path of nested entries."""
+    path of nested entries.  With digests (the digest table of a signed container
+    whose signature passed R58-R63, section 14), R64 is checked between R37 and
+    R50 for every entry but the signature entry (the last); nested containers get
+    the plain payload-integrity group (their own signature is not checked)."""
     buf = c.buf
     for e in c.entries:
         pad = bytes(buf[e.pad_start:e.offset])
@@ -794,6 +960,12 @@ def verify_payloads(c, path=""):
             k = next(k for k, b in enumerate(pad) if b)
             fail("R37", "%snon-zero padding byte 0x%02x at offset %d before entry %d (%r)"
                  % (path, pad[k], e.pad_start + k, e.index, e.name))
+        if digests is not None and e.index < c.n - 1:
+            digest = hashlib.sha256(buf[e.offset:e.offset + e.length]).digest()
+            want = digests[DIGEST_LEN * e.index:DIGEST_LEN * (e.index + 1)]
+            if digest != want:
+                fail("R64", "%sentry %d (%r): SHA-256 %s, the signed digest table says %s"
+                     % (path, e.index, e.name, digest.hex(), want.hex()))
         crc = zlib.crc32(buf[e.offset:e.offset + e.length])
         if crc != e.checksum:
             fail("R50", "%sentry %d (%r) crc 0x%08x, trailer says 0x%08x"
@@ -827,20 +999,185 @@ def decode(c):
             "type": META_TYPES[r.type] if r.known else r.type,
             "value": r.decoded,
         })
-    return {
+    out = {
         "version": [1, c.minor],
         "compat_flags": c.compat,
         "entries": entries,
         "metadata": metadata,
     }
+    sig = c.signature
+    if sig is not None:
+        out["signature"] = {
+            "algorithm": sig.algorithm,
+            "key": sig.key_id.hex(),
+            "counter": sig.counter,
+            "subject": sig.subject,
+            "public_key": sig.public_key.hex() if sig.public_key is not None else None,
+            "message": sig.message.hex(),
+        }
+    return out
 
 
 def read_container(data):
-    """Full validation (R1-R53) of bytes: open (structural rules), then verify
+    """Full validation (R1-R57, section 12) of bytes: open (structural rules), then verify
     (R37 and R50, section 12).  Returns the decoding or raises Invalid."""
     c = open_container(memoryview(data), 0)
     verify_payloads(c)
     return decode(c)
+
+
+# ==================================================================== authenticated verification (section 14)
+class BadInput(ValueError):
+    """KEYS.json or POLICY.json does not follow the kit protocol (exit 2, not a verdict)."""
+
+
+# the order n of the P-256 group, and L, the order of the Ed25519 base point
+P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+ED25519_L = 2 ** 252 + 27742317777372353535851937790883648493
+
+
+def load_json(path):
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput("%s: %s" % (path, exc))
+
+
+def hex_bytes(value, what):
+    if not isinstance(value, str):
+        raise BadInput("%s: expected a hex string" % what)
+    try:
+        return bytes.fromhex(value)
+    except ValueError:
+        raise BadInput("%s: not hex" % what)
+
+
+def optional_string(obj, field, what):
+    value = obj.get(field)
+    if value is not None and not isinstance(value, str):
+        raise BadInput("%s.%s: expected a string or null" % (what, field))
+    return value
+
+
+def load_keys(path):
+    """The key set: a list of trusted keys, each {"algorithm", "public_key" (hex of the raw key,
+    or null for a key known by its id only), "key_id" (hex; may be left out when public_key is
+    given and fits its algorithm), "subject" (or null)}.  A key is taken as declared: its id is not
+    checked against its public key, nor the key's length against its algorithm (the kit's vectors
+    declare an Ed25519 key as a P-256 one to reach R60; a key that does not fit its algorithm
+    verifies nothing, R63)."""
+    doc = load_json(path)
+    if not isinstance(doc, list):
+        raise BadInput("%s: expected a list of keys" % path)
+    keys = []
+    for k, obj in enumerate(doc):
+        what = "%s[%d]" % (path, k)
+        if not isinstance(obj, dict):
+            raise BadInput("%s: expected an object" % what)
+        alg = obj.get("algorithm")
+        if alg not in ALGORITHMS or isinstance(alg, bool):
+            raise BadInput("%s.algorithm: expected 1 (Ed25519) or 2 (ECDSA P-256)" % what)
+        public_key = obj.get("public_key")
+        if public_key is not None:
+            public_key = hex_bytes(public_key, what + ".public_key")
+        kid = obj.get("key_id")
+        if kid is None:
+            if public_key is None or len(public_key) != ALGORITHMS[alg][2]:
+                raise BadInput("%s: no key_id, and no public_key of its algorithm to compute it from" % what)
+            kid = key_id(alg, public_key)
+        else:
+            kid = hex_bytes(kid, what + ".key_id")
+            if len(kid) != KEY_ID_LEN:
+                raise BadInput("%s.key_id: %d bytes, not %d" % (what, len(kid), KEY_ID_LEN))
+        keys.append({"algorithm": alg, "public_key": public_key, "key_id": kid,
+                     "subject": optional_string(obj, "subject", what)})
+    return keys
+
+
+def load_policy(path):
+    """The policy: {"require_signature": bool, "min_counter": u64, "subject": string or null}."""
+    doc = load_json(path)
+    if not isinstance(doc, dict):
+        raise BadInput("%s: expected an object" % path)
+    require = doc.get("require_signature", False)
+    floor = doc.get("min_counter", 0)
+    if not isinstance(require, bool):
+        raise BadInput("%s.require_signature: expected true or false" % path)
+    if isinstance(floor, bool) or not isinstance(floor, int) or not 0 <= floor <= U64_MAX:
+        raise BadInput("%s.min_counter: expected an integer from 0 to 2^64 - 1" % path)
+    return {"require_signature": require, "min_counter": floor,
+            "subject": optional_string(doc, "subject", path)}
+
+
+def signature_verifies(algorithm, public_key, message, signature):
+    """Whether `signature` is algorithm's signature of `message` by `public_key` (section 14):
+    Ed25519 pure (RFC 8032) with S < L; ECDSA P-256 with SHA-256, r || s big-endian, r and s in
+    [1, n - 1], a high s accepted.  A public key that is not a valid key verifies nothing."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+    if len(signature) != 64:
+        return False
+    try:
+        if algorithm == ALG_ED25519:
+            if int.from_bytes(signature[32:], "little") >= ED25519_L:
+                return False          # the malleable twin (S + L) of a valid signature
+            ed25519.Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+            return True
+        r = int.from_bytes(signature[:32], "big")
+        s = int.from_bytes(signature[32:], "big")
+        if not (1 <= r < P256_N and 1 <= s < P256_N):
+            return False
+        key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), public_key)
+        key.verify(encode_dss_signature(r, s), message, ec.ECDSA(hashes.SHA256()))
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
+def authenticate(c, keys, policy):
+    """R58-R63 in order (section 14) on a container that passed the structural rules."""
+    sig = c.signature
+    if sig is None:
+        if policy["require_signature"]:
+            fail("R58", "the policy requires a signature and the container is unsigned")
+        return
+    # ---- R59 UnknownKey: the first trusted key of the file's id
+    trusted = next((k for k in keys if k["key_id"] == sig.key_id), None)
+    if trusted is None:
+        fail("R59", "tpack.sig.key %s is no trusted key" % sig.key_id.hex())
+    if sig.public_key is not None and key_id(trusted["algorithm"], sig.public_key) != sig.key_id:
+        fail("R59", "tpack.sig.pubkey does not hash to tpack.sig.key %s" % sig.key_id.hex())
+    if trusted["public_key"] is None and sig.public_key is None:
+        fail("R59", "the trusted key %s is known by its id only and the file carries no public key"
+             % sig.key_id.hex())
+    # ---- R60 AlgorithmMismatch
+    if sig.algorithm != trusted["algorithm"]:
+        fail("R60", "tpack.sig.alg %d, the trusted key is %s (%d)"
+             % (sig.algorithm, ALGORITHMS[trusted["algorithm"]][0], trusted["algorithm"]))
+    # ---- R61 SubjectMismatch
+    for who, want in (("the policy", policy["subject"]), ("the trusted key", trusted["subject"])):
+        if want is not None and (sig.subject is None or sig.subject.encode() != want.encode()):
+            fail("R61", "%s names subject %r, the file %s" % (who, want, "has none" if sig.subject is None
+                                                             else "says %r" % sig.subject))
+    # ---- R62 Rollback
+    if sig.counter < policy["min_counter"]:
+        fail("R62", "tpack.sig.counter %d is below the policy's minimum %d" % (sig.counter, policy["min_counter"]))
+    # ---- R63 BadSignature
+    public_key = trusted["public_key"] if trusted["public_key"] is not None else sig.public_key
+    if not signature_verifies(sig.algorithm, public_key, sig.message, sig.signature):
+        fail("R63", "the %s signature does not verify over M = %s"
+             % (ALGORITHMS[sig.algorithm][0], sig.message.hex()))
+
+
+def verify_signed(data, keys, policy):
+    """The authenticated verification of section 14: structural rules (R1-R57), R58-R63, then
+    the payload-integrity group with R64 for a signed container.  Raises Invalid."""
+    c = open_container(memoryview(data), 0)
+    authenticate(c, keys, policy)
+    verify_payloads(c, digests=c.signature.digests if c.signature is not None else None)
 
 
 MAX_INPUT_LEN = 1 << 30   # the whole file is read into memory; the vectors are a few KiB
@@ -863,17 +1200,37 @@ def read_input(path):
     return data
 
 
+USAGE = "usage: tpack_reader.py FILE\n       tpack_reader.py --verify-signature KEYS.json POLICY.json FILE\n"
+
+
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: tpack_reader.py FILE\n")
+    verify = len(argv) == 5 and argv[1] == "--verify-signature"
+    if len(argv) != 2 and not verify:
+        sys.stderr.write(USAGE)
         return 2
+    keys = policy = None
+    if verify:
+        try:
+            import cryptography  # noqa: F401  (only this mode needs it)
+            keys = load_keys(argv[2])
+            policy = load_policy(argv[3])
+        except ImportError:
+            sys.stderr.write("--verify-signature needs the Python package cryptography (pip install cryptography)\n")
+            return 2
+        except BadInput as exc:
+            sys.stderr.write("%s\n" % exc)
+            return 2
     try:
-        data = read_input(argv[1])
+        data = read_input(argv[-1])
     except (OSError, ValueError) as exc:
-        sys.stderr.write("cannot read %s: %s\n" % (argv[1], exc))
+        sys.stderr.write("cannot read %s: %s\n" % (argv[-1], exc))
         return 2
     try:
-        result = read_container(data)
+        if verify:
+            verify_signed(data, keys, policy)
+            result = None
+        else:
+            result = read_container(data)
     except Invalid as exc:
         sys.stdout.write("%s %s\n" % (exc.rule, exc.message))
         return 1
@@ -881,7 +1238,7 @@ def main(argv):
         import traceback
         traceback.print_exc()
         return 3
-    sys.stdout.write(json.dumps(result, sort_keys=True) + "\n")
+    sys.stdout.write("ok\n" if verify else json.dumps(result, sort_keys=True) + "\n")
     return 0
 
 

@@ -33,12 +33,16 @@ impl<'a> Container<'a> {
     /// An unsigned container that the policy allows gives an [`Authenticated`] without a signer, whose entries
     /// are checked against their CRCs instead.
     ///
+    /// The policy may borrow its keys for less long than the container's bytes: the result borrows only the
+    /// container, so a binding can keep it as long as the container (rejected: `&Policy<'a>`, which made a
+    /// long-lived container's keys live as long as its bytes).
+    ///
     /// # Errors
     /// The first of [`Error::SignatureRequired`], [`Error::UnknownKey`], [`Error::AlgorithmMismatch`],
     /// [`Error::SubjectMismatch`], [`Error::Rollback`] and [`Error::BadSignature`] that applies.
     pub fn authenticate<C: Crypto>(
         &self,
-        policy: &Policy<'a>,
+        policy: &Policy<'_>,
         crypto: &C,
     ) -> Result<Authenticated<'a>, Error> {
         let Some(signer) = self.signed_attributes() else {

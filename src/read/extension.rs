@@ -45,11 +45,12 @@ pub(super) fn geometry<'a>(bytes: &'a [u8], header: &Header) -> Result<&'a [Geom
         }
         at = at.saturating_add(padded);
     }
-    check_geometry(geometry)
+    check_geometry(geometry, header.version_minor.get())
 }
 
-/// R52 for the body of a block geometry item.
-fn check_geometry(body: &[u8]) -> Result<&[GeometryRecord], Error> {
+/// R52 for the body of a block geometry item of a file of minor version `minor`: a code defined for that minor
+/// has its own geometry (a byte dtype, none), any other code is given one by its record (spec §3.4, §10).
+fn check_geometry(body: &[u8], minor: u16) -> Result<&[GeometryRecord], Error> {
     // The record a body that is not a multiple of the record length breaks off in.
     let count =
         usize::try_from(GEOMETRY_RECORD_LEN).ok().and_then(|len| body.len().checked_div(len)).unwrap_or(0);
@@ -60,9 +61,10 @@ fn check_geometry(body: &[u8]) -> Result<&[GeometryRecord], Error> {
         let err = Error::BlockGeometry { record };
         let dtype = Dtype::from_code(r.dtype.get());
         let elements = r.block_elements.get();
+        // SIGNATURE (code 55) is a byte dtype from minor 2 on, and undefined in a minor-1 file.
+        let own = dtype.since_minor().is_some_and(|since| since <= minor).then(|| dtype.packing()).flatten();
         let well_formed = previous.is_none_or(|p| p < dtype.code())
-            && dtype != Dtype::RAW
-            && dtype != Dtype::CONTAINER
+            && own != Some(Packing::Bytes)
             && r.reserved.get() == 0
             && r.reserved2.get() == 0
             && elements.is_power_of_two()
@@ -71,7 +73,7 @@ fn check_geometry(body: &[u8]) -> Result<&[GeometryRecord], Error> {
         if !well_formed {
             return Err(err);
         }
-        if let Some(own) = dtype.packing() {
+        if let Some(own) = own {
             if own != packing_of(r) {
                 return Err(err);
             }

@@ -197,7 +197,7 @@ impl<R: Region, const B: usize> Placer<R, B> {
 
     /// Stage, then commit: for a [`Placer`] that wrote into a staging region (a download slot), copies what it
     /// staged — `[0, extent)` of the staging region, whole blocks — into `destination` at the same offsets,
-    /// erasing each block first, and gives the staging region back. `proof` is what
+    /// after one erase of that range, and gives the staging region back. `proof` is what
     /// [`super::SignedDecoder::finish`] returns when it accepts the stream, so nothing reaches `destination`
     /// before the verdict: a refused stream (a forged model, a rollback) writes nothing there.
     ///
@@ -216,11 +216,15 @@ impl<R: Region, const B: usize> Placer<R, B> {
         if self.extent > destination.len() {
             return Err(PlaceError::TooLarge { entry: None });
         }
+        // One erase of the whole extent, as `start` does: a flash whose erase sectors are larger than its
+        // write block would wipe blocks already committed if each block were erased on its own.
+        if self.extent > 0 {
+            destination.erase(0, self.extent).map_err(PlaceError::Region)?;
+        }
         let block = block_len::<B>();
         let mut at = 0u64;
         while at < self.extent {
             self.region.read(at, &mut self.block).map_err(PlaceError::Region)?;
-            destination.erase(at, block).map_err(PlaceError::Region)?;
             destination.write(at, &self.block).map_err(PlaceError::Region)?;
             at = at.saturating_add(block);
         }

@@ -161,8 +161,9 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
         result
     }
 
-    /// Sets the compatible-feature flags. Bit 0 (`SIGNED`, spec §14) is the writer's own: it is set by
-    /// [`Writer::sign`] and kept; setting it here without signing makes the first payload call fail with R54.
+    /// Sets the compatible-feature flags. Bit 0 is `SIGNED` in a file of minor version ≥ 2 (spec §14), and
+    /// only a signed file is of minor 2: [`Writer::sign`] sets it, and it is kept here. In an unsigned file
+    /// (minor 0 or 1) bit 0 means nothing to a reader, and is written as given.
     pub fn set_compat_flags(&mut self, flags: u64) {
         let signed = self.plan.compat_flags & COMPAT_SIGNED;
         self.plan.compat_flags = flags | signed;
@@ -258,9 +259,6 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
             return Ok(());
         }
         self.guard(|w| {
-            if w.plan.compat_flags & COMPAT_SIGNED != 0 && !w.is_signing() {
-                return Err(WriteError::Format(Error::SignedFlag));
-            }
             w.declare_signature_entry()?;
             w.plan.seal()?;
             if M::PREFIX_FIRST {

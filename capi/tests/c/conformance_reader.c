@@ -2,6 +2,7 @@
  * The C reader of the conformance kit (spec/conformance/README.md), written against tpack.h only.
  *
  *   conformance_reader FILE
+ *   conformance_reader --verify-signature KEYS.json POLICY.json FILE
  *
  * A valid container (parse + verify, nested containers included): its canonical JSON decoding (spec §13) on
  * stdout, exit 0. An invalid one: the broken rule's id first ("R17 ..."), then the library's message, exit 1.
@@ -9,6 +10,11 @@
  * exit 2, without reading it. Anything the library does that its contract rules out (a code other than OK or
  * INVALID_CONTAINER, a rule without an id, a string that is not UTF-8): a line on stderr and exit 3, which the
  * kit counts as a crash.
+ *
+ * With --verify-signature (the kit's protocol for verification vectors): the authenticated verification of FILE
+ * with the trusted keys of KEYS.json and the policy of POLICY.json, in the spec's order (the structural rules,
+ * R58..R63, then the payload-integrity group with R64): "ok" and exit 0, or the broken rule's id and exit 1.
+ * A KEYS.json or POLICY.json that is not of the protocol's shape: exit 2.
  *
  * The reading is the C API's; this file only prints. Every value goes through the accessor of its type, so
  * the kit's comparison with the manifest checks those accessors too.
@@ -276,6 +282,28 @@ static void json_value(const tpack_meta_value *v) {
     }
 }
 
+/* §13: a signed container's "signature" object (nothing for an unsigned one): its signed attributes and the
+ * message its signature signs. */
+static void json_signature(const tpack_container *c) {
+    tpack_signed_attributes s;
+    tpack_result r = tpack_container_signed_attributes(c, &s);
+    if (r == TPACK_RESULT_NOT_SIGNED) return;
+    MUST(r);
+    uint8_t message[TPACK_SIGNED_MESSAGE_LEN];
+    MUST(tpack_container_signed_message(c, NULL, message));
+    printf(",\"signature\":{\"algorithm\":%" PRIu64 ",\"key\":", s.algorithm);
+    json_hex(s.key_id, sizeof s.key_id);
+    printf(",\"counter\":%" PRIu64 ",\"subject\":", s.counter);
+    if (s.subject.data != NULL) json_str(s.subject);
+    else fputs("null", stdout);
+    fputs(",\"public_key\":", stdout);
+    if (s.public_key.data != NULL) json_hex(s.public_key.data, s.public_key.len);
+    else fputs("null", stdout);
+    fputs(",\"message\":", stdout);
+    json_hex(message, sizeof message);
+    putchar('}');
+}
+
 static void json_container(const tpack_container *c) {
     uint16_t major = 0, minor = 0;
     uint64_t flags = 0;
@@ -328,14 +356,234 @@ static void json_container(const tpack_container *c) {
         json_value(&v);
         putchar('}');
     }
-    fputs("]}", stdout);
+    putchar(']');
+    json_signature(c);
+    putchar('}');
+}
+
+/* ---- --verify-signature: the key set and the policy ------------------------------------------------------ */
+
+/* A JSON reader just large enough for the protocol's two files: objects, arrays, strings without escapes,
+ * unsigned integers, true, false, null. */
+struct json {
+    const char *p;
+};
+
+#define MAX_KEYS 16
+
+static void skip(struct json *j) {
+    while (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t') j->p++;
+}
+
+static bool eat(struct json *j, char c) {
+    skip(j);
+    if (*j->p != c) return false;
+    j->p++;
+    return true;
+}
+
+static bool literal(struct json *j, const char *word) {
+    skip(j);
+    size_t n = strlen(word);
+    if (strncmp(j->p, word, n) != 0) return false;
+    j->p += n;
+    return true;
+}
+
+/* A string: its bytes in [*start, *start + *len). */
+static bool string(struct json *j, const char **start, size_t *len) {
+    if (!eat(j, '"')) return false;
+    *start = j->p;
+    while (*j->p != '"') {
+        if (*j->p == '\0' || *j->p == '\\') return false;
+        j->p++;
+    }
+    *len = (size_t)(j->p - *start);
+    j->p++;
+    return true;
+}
+
+static bool number(struct json *j, uint64_t *out) {
+    skip(j);
+    if (*j->p < '0' || *j->p > '9') return false;
+    uint64_t v = 0;
+    while (*j->p >= '0' && *j->p <= '9') {
+        unsigned d = (unsigned)(*j->p++ - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* A string (copied, NUL-terminated, into `buf` of `cap` bytes) or null (*present false). */
+static bool string_or_null(struct json *j, char *buf, size_t cap, bool *present) {
+    if (literal(j, "null")) {
+        *present = false;
+        return true;
+    }
+    const char *start;
+    size_t len;
+    if (!string(j, &start, &len) || len >= cap) return false;
+    memcpy(buf, start, len);
+    buf[len] = '\0';
+    *present = true;
+    return true;
+}
+
+static bool hex_bytes(const char *hex, uint8_t *out, size_t cap, size_t *len) {
+    size_t n = strlen(hex);
+    if (n % 2 != 0 || n / 2 > cap) return false;
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned byte;
+        if (sscanf(hex + 2 * i, "%2x", &byte) != 1) return false;
+        out[i] = (uint8_t)byte;
+    }
+    *len = n / 2;
+    return true;
+}
+
+struct key_store {
+    uint8_t public_key[MAX_KEYS][65];
+    char subject[MAX_KEYS][256];
+    tpack_trusted_key keys[MAX_KEYS];
+    size_t count;
+    char policy_subject[256];
+    tpack_policy policy;
+};
+
+/* One member "name": value of a key object. */
+static bool key_member(struct json *j, struct key_store *ks, size_t i) {
+    const char *name;
+    size_t len;
+    char text[256];
+    bool present;
+    if (!string(j, &name, &len) || !eat(j, ':')) return false;
+    tpack_trusted_key *k = &ks->keys[i];
+    if (len == 9 && strncmp(name, "algorithm", len) == 0) return number(j, &k->algorithm);
+    if (len == 6 && strncmp(name, "key_id", len) == 0) {
+        size_t n;
+        return string_or_null(j, text, sizeof text, &present) && present &&
+               hex_bytes(text, k->key_id, sizeof k->key_id, &n) && n == sizeof k->key_id;
+    }
+    if (len == 10 && strncmp(name, "public_key", len) == 0) {
+        if (!string_or_null(j, text, sizeof text, &present)) return false;
+        if (present) {
+            if (!hex_bytes(text, ks->public_key[i], sizeof ks->public_key[i], &k->public_key_len)) return false;
+            k->public_key = ks->public_key[i];
+        }
+        return true;
+    }
+    if (len == 7 && strncmp(name, "subject", len) == 0) {
+        if (!string_or_null(j, ks->subject[i], sizeof ks->subject[i], &present)) return false;
+        if (present) {
+            k->subject = ks->subject[i];
+            k->subject_len = strlen(ks->subject[i]);
+        }
+        return true;
+    }
+    return false;
+}
+
+static bool parse_keys(const char *text, struct key_store *ks) {
+    struct json j = {text};
+    if (!eat(&j, '[')) return false;
+    if (eat(&j, ']')) return true;
+    do {
+        if (ks->count == MAX_KEYS || !eat(&j, '{')) return false;
+        size_t i = ks->count++;
+        memset(&ks->keys[i], 0, sizeof ks->keys[i]);
+        do {
+            if (!key_member(&j, ks, i)) return false;
+        } while (eat(&j, ','));
+        if (!eat(&j, '}')) return false;
+    } while (eat(&j, ','));
+    return eat(&j, ']');
+}
+
+static bool parse_policy(const char *text, struct key_store *ks) {
+    struct json j = {text};
+    tpack_policy *p = &ks->policy;
+    if (!eat(&j, '{')) return false;
+    do {
+        const char *name;
+        size_t len;
+        bool present;
+        if (!string(&j, &name, &len) || !eat(&j, ':')) return false;
+        if (len == 17 && strncmp(name, "require_signature", len) == 0) {
+            if (literal(&j, "true")) p->require_signature = true;
+            else if (literal(&j, "false")) p->require_signature = false;
+            else return false;
+        } else if (len == 11 && strncmp(name, "min_counter", len) == 0) {
+            if (!number(&j, &p->min_counter)) return false;
+        } else if (len == 7 && strncmp(name, "subject", len) == 0) {
+            if (!string_or_null(&j, ks->policy_subject, sizeof ks->policy_subject, &present)) return false;
+            if (present) {
+                p->subject = ks->policy_subject;
+                p->subject_len = strlen(ks->policy_subject);
+            }
+        } else {
+            return false;
+        }
+    } while (eat(&j, ','));
+    return eat(&j, '}');
+}
+
+/* The whole of a small text file, NUL-terminated; exit 2 when it cannot be read. */
+static char *read_text(const char *path) {
+    size_t len = 0;
+    uint8_t *bytes = read_input(path, &len);
+    char *text = malloc(len + 1);
+    if (text == NULL) not_read("out of memory");
+    memcpy(text, bytes, len);
+    text[len] = '\0';
+    free(bytes);
+    return text;
+}
+
+/* The verdict: "ok", or the rule id. */
+static int verify_signature(const char *keys_path, const char *policy_path, const char *path) {
+    static struct key_store ks;
+    char *keys = read_text(keys_path), *policy = read_text(policy_path);
+    input_path = keys_path;
+    if (!parse_keys(keys, &ks)) not_read("not a key set of the kit's protocol");
+    input_path = policy_path;
+    if (!parse_policy(policy, &ks)) not_read("not a policy of the kit's protocol");
+    free(keys);
+    free(policy);
+    ks.policy.keys = ks.count > 0 ? ks.keys : NULL;
+    ks.policy.key_count = ks.count;
+    input_path = path;
+    size_t len = 0;
+    uint8_t *bytes = read_input(path, &len);
+    tpack_container c;
+    tpack_error err;
+    tpack_result r = tpack_container_parse(bytes, len, &c, &err);
+    if (r == TPACK_RESULT_OK) r = tpack_container_verify_authentic(&c, &ks.policy, NULL, &err);
+    free(bytes);
+    if (r == TPACK_RESULT_OK) {
+        puts("ok");
+        return EXIT_VALID;
+    }
+    if (r != TPACK_RESULT_INVALID_CONTAINER) {
+        broken("verification gave %u (%s)", (unsigned)r, tpack_result_message(r));
+    }
+    const char *id = tpack_rule_id(err.rule);
+    if (id == NULL) broken("INVALID_CONTAINER with rule %u, which has no id", (unsigned)err.rule);
+    puts(id);
+    return EXIT_INVALID;
 }
 
 /* ---- main --------------------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--verify-signature") == 0) {
+        int status = verify_signature(argv[2], argv[3], argv[4]);
+        if (fflush(stdout) != 0 || ferror(stdout)) broken("cannot write stdout");
+        return status;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: conformance_reader FILE\n");
+        fprintf(stderr, "usage: conformance_reader FILE | --verify-signature KEYS.json POLICY.json FILE\n");
         return EXIT_NOT_READ;
     }
     input_path = argv[1];

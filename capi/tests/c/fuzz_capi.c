@@ -15,7 +15,11 @@
  *      bytes, 64..127 chunks of varying size (1 .. p-63 bytes). The payload events of a valid container
  *      must be its entries' payloads, in order, and the decoder's verdict must be the reader's: the same code
  *      and the same tpack_error, or BUFFER_TOO_SMALL for a container the reader rejects, with `needed` above
- *      the buffer given (which is large enough for any container whose lengths are right).
+ *      the buffer given (which is large enough for any container whose lengths are right);
+ *   4. verified against a policy (the trusted key: test key 1 of spec/vectors; a signature required when plan
+ *      bit 6 is set; counter floor 0) by the reader (tpack_container_verify_authentic) and by the signed push
+ *      decoder in the same chunks, whose verdicts must agree; a stream refused from its prefix (R58..R62) must
+ *      release no event; when the reader accepts, the lazy path (authenticate, then every entry) must too.
  * Any disagreement aborts with a message, which libFuzzer reports as a crash; so does a TPACK_RESULT_PANIC.
  *
  *   clang -fsanitize=fuzzer,address,undefined -I capi/include capi/tests/c/fuzz_capi.c libtpack.a ...
@@ -456,6 +460,107 @@ static tpack_result decode(const uint8_t *bytes, size_t len, uint8_t plan, const
     return r;
 }
 
+/* ---- signed: the reader and the signed decoder against one policy -------------------------------------- */
+
+/* Test key 1 of spec/vectors (tests/support/cases/signature.rs): its raw Ed25519 public key. */
+static const uint8_t TEST_KEY_1[32] = {
+    0x24, 0x1d, 0x42, 0x71, 0x28, 0x4f, 0xe5, 0xf3, 0xf7, 0x0c, 0x05, 0x3f, 0x3d, 0xaf, 0x1b, 0x1b,
+    0xd0, 0x04, 0x39, 0xb3, 0x01, 0xd2, 0x62, 0x5b, 0xe8, 0x6e, 0xf2, 0xff, 0xbc, 0x7e, 0x67, 0x23,
+};
+
+/* Digests room: 32 bytes for each of this many entries (more is BUFFER_TOO_SMALL, then skipped). */
+#define MAX_SIGNED_ENTRIES 256u
+
+/* The signed decoder's verdict over `bytes` in the plan's chunks; *events counts what it released. */
+static tpack_result decode_signed(const uint8_t *bytes, size_t len, uint8_t plan, const tpack_policy *policy,
+                                  uint8_t *buffer, size_t buffer_len, tpack_error *err, unsigned *events) {
+    static tpack_signed_decoder d;
+    static uint8_t digests[32 * MAX_SIGNED_ENTRIES];
+    memset(buffer, FILL, buffer_len);
+    CHECK_RESULT(tpack_signed_decoder_init(&d, buffer, buffer_len, digests, sizeof digests, policy, NULL),
+                 TPACK_RESULT_OK);
+    *events = 0;
+    size_t at = 0;
+    for (size_t k = 0; at < len; k++) {
+        size_t n = chunk_size(plan, k, len);
+        if (n > len - at) n = len - at;
+        const uint8_t *chunk = bytes + at;
+        size_t rest = n;
+        for (;;) {
+            size_t used = 0;
+            tpack_event ev;
+            tpack_result r = tpack_signed_decoder_decode(&d, chunk, rest, &used, &ev, err);
+            if (r != TPACK_RESULT_OK) {
+                check_error(r, err);
+                return r;
+            }
+            CHECK(used <= rest);
+            chunk += used;
+            rest -= used;
+            if (ev.kind == TPACK_EVENT_NONE) break;
+            ++*events;
+        }
+        at += n;
+    }
+    tpack_signer signer;
+    tpack_result r = tpack_signed_decoder_finish(&d, &signer, err);
+    if (r != TPACK_RESULT_OK) check_error(r, err);
+    return r;
+}
+
+/* Step 4 of the header comment. `c` is the parsed container (NULL when parse failed, with `parse_error`). */
+static void check_signed(const uint8_t *bytes, size_t len, uint8_t plan, const tpack_container *c,
+                         tpack_result parsed, const tpack_error *parse_error) {
+    tpack_trusted_key key;
+    memset(&key, 0, sizeof key);
+    key.algorithm = TPACK_ALGORITHM_ED25519;
+    key.public_key = TEST_KEY_1;
+    key.public_key_len = sizeof TEST_KEY_1;
+    CHECK_RESULT(tpack_key_id(TPACK_ALGORITHM_ED25519, TEST_KEY_1, sizeof TEST_KEY_1, NULL, key.key_id),
+                 TPACK_RESULT_OK);
+    tpack_policy policy = {&key, 1, (plan & 0x40u) != 0, 0, NULL, 0};
+    tpack_error want;
+    memset(&want, 0, sizeof want);
+    tpack_result verdict = parsed;
+    if (parsed == TPACK_RESULT_OK) {
+        verdict = tpack_container_verify_authentic(c, &policy, NULL, &want);
+        if (verdict != TPACK_RESULT_OK) check_error(verdict, &want);
+        tpack_authenticated a;
+        tpack_error lazy;
+        tpack_result r = tpack_container_authenticate(c, &policy, NULL, &a, &lazy);
+        if (verdict == TPACK_RESULT_OK) {
+            size_t count = 0;
+            CHECK_RESULT(r, TPACK_RESULT_OK);
+            CHECK_RESULT(tpack_container_entry_count(c, &count), TPACK_RESULT_OK);
+            for (size_t i = 0; i < count; i++) {
+                tpack_bytes payload;
+                CHECK_RESULT(tpack_authenticated_verify_entry(&a, NULL, i, &payload, &lazy), TPACK_RESULT_OK);
+            }
+        } else if (r != TPACK_RESULT_OK) {
+            CHECK(same_error(&want, &lazy)); /* R58..R63: authenticate's verdict is the whole one's */
+        }
+    } else {
+        want = *parse_error;
+    }
+    size_t buffer_len = len * BUFFER_PER_BYTE + BUFFER_EXTRA;
+    uint8_t *buffer = malloc(buffer_len);
+    CHECK(buffer != NULL);
+    tpack_error got;
+    memset(&got, 0, sizeof got);
+    unsigned events = 0;
+    tpack_result decoded = decode_signed(bytes, len, plan, &policy, buffer, buffer_len, &got, &events);
+    free(buffer);
+    if (decoded == TPACK_RESULT_BUFFER_TOO_SMALL) return; /* more entries than the digests hold, or a bad length */
+    if (decoded == TPACK_RESULT_INVALID_CONTAINER && got.rule >= 58 && got.rule <= 62) CHECK(events == 0);
+    if (decoded != verdict || (verdict != TPACK_RESULT_OK && !same_error(&want, &got))) {
+        fprintf(stderr, "fuzz_capi: the signed decoder (plan %u) and the authenticated reader disagree on %zu bytes\n",
+                (unsigned)plan, len);
+        print_error("parse + verify_authentic", verdict, &want);
+        print_error("signed decoder", decoded, &got);
+        abort();
+    }
+}
+
 /* ---- the target --------------------------------------------------------------------------------------- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -514,6 +619,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         print_error("decoder", decoded, &got);
         abort();
     }
+    check_signed(bytes, len, plan, parsed == TPACK_RESULT_OK ? &c : NULL, parsed, &want);
     free(bytes);
     return 0;
 }

@@ -150,7 +150,7 @@ static void check_arguments(const uint8_t *bytes, size_t len) {
     CHECK(strcmp(tpack_rule_id(13), "R13") == 0);
     CHECK(strcmp(tpack_rule_name(13), "HeaderChecksum") == 0);
     CHECK(strcmp(tpack_rule_id(53), "R53") == 0);
-    CHECK(tpack_rule_id(0) == NULL && tpack_rule_name(54) == NULL);
+    CHECK(tpack_rule_id(0) == NULL && tpack_rule_name(65) == NULL);
     CHECK(strcmp(tpack_dtype_name(2), "F32") == 0);
     CHECK(strcmp(tpack_dtype_name(19), "CONTAINER") == 0);
     CHECK(tpack_dtype_name(0) == NULL);

@@ -2,6 +2,8 @@
 
 pub(crate) mod convert;
 pub(crate) mod inspect;
+pub(crate) mod keygen;
 pub(crate) mod pack;
+pub(crate) mod sign;
 pub(crate) mod unpack;
 pub(crate) mod verify;

@@ -10,6 +10,7 @@ use tpack::{Container, Dtype};
 
 use crate::describe::dtype_name;
 use crate::error::{CliError, Kind, Result};
+use crate::formats::tpack::{content_entries, dropped_signature, is_signed_attribute};
 use crate::fsutil::check_overwrite;
 use crate::manifest::VERSION;
 use crate::metadata_json::render::{self, Style};
@@ -39,9 +40,10 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     }
     check_reproducible(path, &container)?;
 
-    let count = container.len();
-    let files: Vec<(PathBuf, String)> = container
-        .entries()
+    // The signature describes this file's bytes; the manifest rebuilds the unsigned content, which
+    // `tpack sign` signs again.
+    let count = content_entries(&container).count();
+    let files: Vec<(PathBuf, String)> = content_entries(&container)
         .map(|e| {
             let ext = if e.dtype() == Dtype::CONTAINER { ".tpack" } else { ".bin" };
             let name = file_name(e.position(), count, e.name(), ext);
@@ -66,7 +68,7 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
         StagingDir::create(dir).map_err(|e| CliError::io("cannot create a directory next to", dir, &e))?;
 
     let mut entries = Vec::new();
-    for (e, (_, name)) in container.entries().zip(&files) {
+    for (e, (_, name)) in content_entries(&container).zip(&files) {
         write_new(&staging, name, e.payload())?;
         let mut m = Map::new();
         m.insert("name".into(), json!(e.name()));
@@ -82,12 +84,16 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     let metadata: Vec<Json> = container
         .metadata()
         .iter()
+        .filter(|(key, _)| !is_signed_attribute(key))
         .map(|(key, value)| render::holder(Some(key), value, Style::EXACT).0)
         .collect();
     let mut doc = Map::new();
     doc.insert("tpack_manifest".into(), json!(VERSION));
-    if container.compat_flags() != 0 {
-        doc.insert("compat_flags".into(), json!(container.compat_flags()));
+    // The SIGNED flag goes with the signature (in a file before 1.2, bit 0 is no flag of ours and stays).
+    let signed_flag = if container.signed_attributes().is_some() { tpack::format::COMPAT_SIGNED } else { 0 };
+    let compat_flags = container.compat_flags() & !signed_flag;
+    if compat_flags != 0 {
+        doc.insert("compat_flags".into(), json!(compat_flags));
     }
     doc.insert("entries".into(), Json::Array(entries));
     doc.insert("metadata".into(), Json::Array(metadata));
@@ -95,6 +101,15 @@ pub fn run(path: &Path, dir: &Path, force: bool) -> Result<String> {
     write_new(&staging, MANIFEST, text.as_bytes())?;
     let names: Vec<String> = files.into_iter().map(|(_, name)| name).chain([MANIFEST.to_owned()]).collect();
     staging.commit_into(&names, dir).map_err(|e| CliError::io("cannot save", dir, &e))?;
+    if dropped_signature(&container, "a manifest").is_some() {
+        return Ok(format!(
+            "unpacked {count} entries into {}, without the signature (entry `tpack.signature` and the `tpack.sig.*` \
+             metadata), which covers this file's bytes; `tpack pack {} -o FILE` rebuilds the unsigned container, and \
+             `tpack sign FILE -o SIGNED --key KEY.pem` signs it again\n",
+            dir.display(),
+            manifest_path.display()
+        ));
+    }
     Ok(format!(
         "unpacked {count} entries into {}; `tpack pack {} -o FILE` rebuilds the identical container\n",
         dir.display(),
@@ -123,9 +138,16 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
     // A writer gives content the lowest minor that expresses it (spec §11.1), and in a minor-1 file a header
     // of 160 bytes plus the block geometry item (8 bytes and 16 per block dtype used); anything else (an older
     // writer's choice, an extension item of a tag this tool does not know) would not come back the same.
+    // For a signed file, what `pack` rebuilds is its unsigned content (the signature is left out), so that is
+    // what is compared; a signed file is always of minor 2 and its content may be of a lower one.
+    let signed = c.signed_attributes().is_some();
     let (_, minor) = c.version();
-    let dtypes = c.entries().map(|e| e.dtype().since_minor());
-    let types = c.metadata().iter().map(|(_, v)| v.value_type().since_minor());
+    let dtypes = content_entries(c).map(|e| e.dtype().since_minor());
+    let types = c
+        .metadata()
+        .iter()
+        .filter(|(key, _)| !is_signed_attribute(key))
+        .map(|(_, v)| v.value_type().since_minor());
     let canonical = dtypes.chain(types).map(|m| m.unwrap_or(0)).max().unwrap_or(0);
     let mut block_dtypes: Vec<u16> = c
         .entries()
@@ -138,7 +160,7 @@ fn check_reproducible(path: &Path, c: &Container<'_>) -> Result<()> {
         (0, _) | (_, 0) => 160,
         (_, k) => 160 + 8 + 16 * k as u64,
     };
-    if minor != canonical || u64::from(c.header().header_len.get()) != header_len {
+    if !signed && (minor != canonical || u64::from(c.header().header_len.get()) != header_len) {
         return Err(CliError::input(format!(
             "{} is tpack 1.{minor} with a {}-byte header; this tool would write its content as tpack 1.{canonical} \
              with a {header_len}-byte header, so it cannot repack it byte for byte",

@@ -36,6 +36,34 @@ pub(crate) fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Container<'a>> {
     })
 }
 
+/// Whether `e` is the signature entry of a signed container: the digests and signature, which describe this
+/// container's bytes and no other file's, so a conversion or a manifest leaves it out.
+#[must_use]
+pub(crate) fn is_signature(e: &tpack::Entry<'_>) -> bool {
+    e.dtype() == Dtype::SIGNATURE
+}
+
+/// The entries of `c` a conversion keeps: all but the signature entry.
+pub(crate) fn content_entries<'a>(c: &Container<'a>) -> impl Iterator<Item = tpack::Entry<'a>> {
+    c.entries().filter(|e| !is_signature(e))
+}
+
+/// Whether the metadata key `key` is a signed attribute, which a conversion leaves out with the signature.
+#[must_use]
+pub(crate) fn is_signed_attribute(key: &str) -> bool {
+    key.starts_with(tpack::format::SIGNATURE_KEY_PREFIX)
+}
+
+/// The note that `c`'s signature is not carried into a file of `what` (such as `safetensors`), if it is signed.
+#[must_use]
+pub(crate) fn dropped_signature(c: &Container<'_>, what: &str) -> Option<String> {
+    c.signed_attributes()?;
+    Some(format!(
+        "the signature (entry `tpack.signature` and the `tpack.sig.*` metadata) is dropped: it covers this container's \
+         bytes, which {what} does not keep; sign the result again with `tpack sign` once it is a tpack file"
+    ))
+}
+
 /// What verification found wrong with one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
@@ -45,6 +73,8 @@ pub(crate) struct Problem {
     pub name: String,
     /// What is wrong, in words.
     pub what: String,
+    /// The rule of its first problem (`R37`, `R64`, `R50`, `R39` for a nested container), for `--json`.
+    pub rule: Option<&'static str>,
 }
 
 /// Checks every entry of a parsed container with [`Container::verification`]: the padding before it is zero
@@ -55,23 +85,41 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
     for checked in container.verification().with_progress(progress) {
         let e = checked.entry;
         let mut what = Vec::new();
+        let mut rule = None;
         if let Err(Error::PaddingNonZero { offset }) = checked.padding {
             what.push(format!("padding byte {offset} before it is not zero (rule R37)"));
+            rule.get_or_insert("R37");
         }
         match checked.payload {
             Ok(()) => {}
-            Err(Error::EntryChecksum { stored, computed, .. }) => what.push(format!(
-                "its {} payload of {} does not match its checksum (stored {stored:#010x}, computed {computed:#010x}; rule R50)",
-                dtype_name(e.dtype()),
-                size_words(e.byte_len()),
-            )),
-            Err(err) => what.push(format!("its nested container is corrupt: {err}")),
+            Err(Error::EntryChecksum { stored, computed, .. }) => {
+                what.push(checksum_words(&e, stored, computed));
+                rule.get_or_insert("R50");
+            }
+            Err(err) => {
+                what.push(format!("its nested container is corrupt: {err}"));
+                rule.get_or_insert("R39");
+            }
         }
         if !what.is_empty() {
-            problems.push(Problem { entry: e.position(), name: e.name().to_owned(), what: what.join("; ") });
+            problems.push(Problem {
+                entry: e.position(),
+                name: e.name().to_owned(),
+                what: what.join("; "),
+                rule,
+            });
         }
     }
     problems
+}
+
+/// R50 for entry `e` in words: its payload, stored and computed checksums.
+pub(crate) fn checksum_words(e: &tpack::Entry<'_>, stored: u32, computed: u32) -> String {
+    format!(
+        "its {} payload of {} does not match its checksum (stored {stored:#010x}, computed {computed:#010x}; rule R50)",
+        dtype_name(e.dtype()),
+        size_words(e.byte_len()),
+    )
 }
 
 /// Bytes read from a data file per write call.

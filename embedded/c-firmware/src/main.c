@@ -11,6 +11,9 @@
  * 4. The push decoder takes the container in 61-byte chunks, in a caller buffer sized by
  *    tpack_decoder_buffer_needed; its payload events must match flash, and streams with a flipped payload byte
  *    (R50) and a flipped name byte (R13, before any payload event) must be refused.
+ * 5. Signed models (signed.c): authenticated in flash, and installed over a stream through a signed decoder
+ *    with a flash model that counts writes; every forgery is refused by its rule with 0 writes to the final
+ *    region.
  *
  * Output and the exit status go to the host through semihosting; any failure exits non-zero. */
 #include <stdbool.h>
@@ -61,7 +64,7 @@ static char message[256];
 /* The error's message (the core's own text, naming the rule), in `message`. Built with -DSHORT_MESSAGES (size.sh
    does, to measure it), the rule's name instead: tpack_error_message is then not linked, and with it the formatting
    code and every rule's text. */
-static const char *text_of(const tpack_error *err)
+const char *text_of(const tpack_error *err)
 {
 #ifdef SHORT_MESSAGES
     (void)message;
@@ -278,7 +281,7 @@ static size_t infer(const struct model *m, const float *input, float *logits)
     return best;
 }
 
-static void run_model(const tpack_container *c)
+void run_model(const tpack_container *c)
 {
     tpack_meta_value v;
     tpack_str name = {"?", 1};
@@ -484,6 +487,9 @@ int main(void)
     refuse_corrupt_copies(&model);
     run_model(&model);
     run_streams(&model);
+#ifndef NO_SIGNED /* size.sh builds without it, to measure what signed models cost */
+    run_signed();
+#endif
     say("stack high-water mark: %u bytes\n", (unsigned) stack_high_water());
     say("PASS\n");
     return 0;

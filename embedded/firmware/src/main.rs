@@ -1,20 +1,27 @@
-//! A Cortex-M4F firmware for QEMU's MPS2 AN386 board that uses tpack the way a bare-metal loader does:
+//! A Cortex-M4F firmware for QEMU's MPS2 AN386 board that uses tpack the way a bare-metal loader does, and
+//! runs only models signed by its vendor's key:
 //!
-//! 1. A corrupted copy of the model (one bit flipped at build time) is refused, with its rule in words,
-//!    before any of its weights is used.
-//! 2. The model container, placed in flash at a 64-byte boundary, is parsed and fully verified in place: every
-//!    structural rule and every payload checksum. Nothing is copied to RAM.
+//! 1. A forged copy of the model (a byte of `fc1.weight` changed and every CRC recomputed at build time) is
+//!    refused before any of its weights is used: its CRCs are intact, so `Container::verify` accepts it, and
+//!    its signature, over the prefix and the entries' digests, verifies too; its entry digest does not (R64).
+//! 2. The signed model, placed in flash at a 64-byte boundary, is parsed, authenticated against the device's
+//!    policy (the trusted key compiled in, a counter floor, a subject) and fully verified in place: every
+//!    structural rule, the signature, and every payload against its signed digest and its checksum. Nothing is
+//!    copied to RAM.
 //! 3. Typed metadata gives the layer sizes and labels; the weights are read through tpack's zero-copy views
 //!    straight from flash; the model classifies the held-out inputs stored with it, and the run fails unless
 //!    every logit equals, bit for bit, what the host computed from the same container (`tiny_mlp::expected`).
 //! 4. As a loader: the RAW entry with a load address is copied to that address in RAM, its checksum is checked
 //!    there, and the code is called.
 //! 5. The no-alloc writer puts the results in a new container in a RAM buffer, which the reader parses back.
-//! 6. With the `stream` feature (on by default): the model is received from the host as a byte stream, in
-//!    small chunks, decoded by `tpack::stream` and placed into a flash-like region in RAM, then verified and
-//!    run from there; a stream with a flipped payload bit (R50) and one with a flipped name bit (R13) are
-//!    refused, the latter before the region is touched (see `streamed.rs`).
+//! 6. With the `stream` feature (on by default): models are received from the host as byte streams, in small
+//!    chunks, authenticated by `tpack::stream::SignedDecoder` as they arrive and staged by a `Placer` in a
+//!    download slot; only an authentic one is committed to the final region, then verified and run from there.
+//!    The forged copy (R64), the unsigned model (R58), one signed by another key (R59), one with a lower
+//!    counter (R62) and one with a damaged name (R13) are refused, with zero writes to the final region (see
+//!    `streamed.rs`).
 //!
+//! `build.rs` makes every image with tpack's signing API from the unsigned model and fixed test keys.
 //! Output and exit status go to the host through semihosting; any failure exits non-zero.
 #![no_std]
 #![no_main]
@@ -25,6 +32,7 @@ use core::panic::PanicInfo;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 use tiny_mlp::{expected, test_inputs, Model, MAX_WIDTH};
+use tpack::auth::{Algorithm, Policy, SoftwareCrypto, TrustedKey};
 use tpack::write::{EntryDecl, FixedBookkeeping, StreamWriter};
 use tpack::zerocopy::little_endian::F32;
 use tpack::{Container, Dtype, MetaValue};
@@ -33,10 +41,37 @@ use tpack::{Container, Dtype, MetaValue};
 #[repr(C, align(64))]
 struct Aligned<T: ?Sized>(T);
 
-/// The model, in flash (`.rodata`), aligned for its payloads.
-static MODEL: &Aligned<[u8]> = &Aligned(*include_bytes!("../../tiny-mlp/tiny-mlp.tpack"));
-/// The same container with one bit flipped in `fc1.weight` by `build.rs`.
-static CORRUPT: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/corrupt.tpack")));
+/// The signed model, in flash (`.rodata`), aligned for its payloads.
+static MODEL: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/signed.tpack")));
+/// The same container with a byte of `fc1.weight` changed and every CRC recomputed by `build.rs`.
+static FORGED: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/forged.tpack")));
+
+/// What the device trusts, compiled in: `PUBLIC_KEY` (test key 1's), `SUBJECT` and the counter `FLOOR`.
+mod trusted {
+    include!(concat!(env!("OUT_DIR"), "/trusted_key.rs"));
+}
+
+/// The device's one trusted key: Ed25519, for models of its line only. Its id is computed from the key, so
+/// that the two cannot disagree.
+fn trusted_key() -> TrustedKey<'static> {
+    TrustedKey::new(&SoftwareCrypto, Algorithm::Ed25519, &trusted::PUBLIC_KEY).with_subject(trusted::SUBJECT)
+}
+
+/// The device's policy: a signature by one of `keys` is required, and the counter must be at least the floor
+/// (kept in monotonic storage on a real device, raised once a new model has been committed and found working).
+fn device_policy<'k>(keys: &'k [TrustedKey<'k>]) -> Policy<'k> {
+    Policy { min_counter: trusted::FLOOR, ..Policy::require(keys) }
+}
+
+/// The first 4 bytes of a key id in hex, for messages.
+struct KeyIdPrefix<'a>(&'a [u8; 32]);
+
+impl core::fmt::Display for KeyIdPrefix<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0.iter().take(4).try_for_each(|b| write!(f, "{b:02x}"))?;
+        f.write_str("…")
+    }
+}
 
 extern "C" {
     static _load_zone_start: u8;
@@ -112,7 +147,7 @@ fn panic(info: &PanicInfo<'_>) -> ! {
 fn main() -> ! {
     stack::paint();
     say!("tpack firmware on mps2-an386 (Cortex-M4F)");
-    refuse_corrupt_copy();
+    refuse_forged_copy();
     let model = load_and_verify();
     run_model(&model, "flash");
     load_segments(&model);
@@ -127,13 +162,59 @@ fn main() -> ! {
     }
 }
 
-fn refuse_corrupt_copy() {
-    let bytes = &CORRUPT.0;
-    match Container::parse(bytes).and_then(|c| c.verify()) {
-        Ok(()) => fail(format_args!("the corrupted copy was accepted")),
-        Err(e) if e.rule().id() == "R50" => say!("corrupted copy refused, no weight used: {e}"),
-        Err(e) => fail(format_args!("the corrupted copy failed with the wrong rule: {e}")),
+/// Refuses the forged copy, and shows why a CRC cannot: its checksums and its signature are intact.
+fn refuse_forged_copy() {
+    let c = match Container::parse(&FORGED.0) {
+        Ok(c) => c,
+        Err(e) => fail(format_args!("the forged copy does not parse: {e}")),
+    };
+    if let Err(e) = c.verify() {
+        fail(format_args!("the forged copy's CRCs should be intact: {e}"));
     }
+    let keys = [trusted_key()];
+    let checked = match c.authenticate(&device_policy(&keys), &SoftwareCrypto) {
+        Ok(checked) => checked,
+        Err(e) => fail(format_args!("the forged copy's signature should verify: {e}")),
+    };
+    match checked.verify(&SoftwareCrypto) {
+        Ok(()) => fail(format_args!("the forged copy was accepted")),
+        Err(e) if e.rule().id() == "R64" => say!(
+            "forged copy (a byte of fc1.weight changed, every CRC recomputed): Container::verify accepts it and \
+             its signature verifies, but not its entry digest; refused, no weight used: {e}"
+        ),
+        Err(e) => fail(format_args!("the forged copy failed with the wrong rule: {e}")),
+    }
+}
+
+/// Parses, authenticates and verifies `bytes` in place against the device's policy, or fails the run.
+fn authenticate<'a>(bytes: &'a [u8], place: &str) -> Container<'a> {
+    let c = match Container::parse(bytes) {
+        Ok(c) => c,
+        Err(e) => fail(format_args!("model in {place} refused: {e}")),
+    };
+    let keys = [trusted_key()];
+    let checked = match c.authenticate(&device_policy(&keys), &SoftwareCrypto) {
+        Ok(checked) => checked,
+        Err(e) => fail(format_args!("model in {place} refused: {e}")),
+    };
+    if let Err(e) = checked.verify(&SoftwareCrypto) {
+        fail(format_args!("model in {place} refused: {e}"));
+    }
+    // Authenticated from a policy that requires a signature: there is a signer.
+    let Some(signer) = checked.signer() else { fail(format_args!("model in {place}: no signer")) };
+    say!(
+        "model in {place} at {:#010x}: {} bytes, {} entries, signed by key {} (counter {}, subject {:?}): \
+         signature, every entry digest and every checksum verified in place",
+        bytes.as_ptr() as usize,
+        bytes.len(),
+        c.len(),
+        KeyIdPrefix(signer.key_id),
+        signer.counter,
+        signer.subject.unwrap_or("")
+    );
+    // The container itself, not `checked.container()`: an `Authenticated` lives no longer than the policy's
+    // key list, local here.
+    c
 }
 
 fn load_and_verify() -> Container<'static> {
@@ -142,19 +223,7 @@ fn load_and_verify() -> Container<'static> {
     if !at.is_multiple_of(64) {
         fail(format_args!("the container is not 64-byte aligned in flash ({at:#x})"));
     }
-    let c = match Container::parse(bytes) {
-        Ok(c) => c,
-        Err(e) => fail(format_args!("model refused: {e}")),
-    };
-    if let Err(e) = c.verify() {
-        fail(format_args!("model refused: {e}"));
-    }
-    say!(
-        "model in flash at {at:#010x}: {} bytes, {} entries, every checksum verified in place",
-        bytes.len(),
-        c.len()
-    );
-    c
+    authenticate(bytes, "flash")
 }
 
 /// Runs the model in `c`, which lies in `place`, on the stored inputs, and fails unless every logit equals the

@@ -1,13 +1,14 @@
 //! A flash-like region in RAM that behaves as NOR flash does, for the streaming phase's [`Placer`]: erasing
 //! sets bytes to 0xFF, programming can only clear bits, and both go in whole blocks. It refuses what a flash
 //! part would refuse or silently corrupt: a write outside the region or off the block grid, and a write into a
-//! block not erased since it was last programmed.
+//! block not erased since it was last programmed. The streaming phase has two: the download slot the stream is
+//! staged in, and the final region an authentic model is committed to; each counts the calls made to it.
 //!
 //! [`Placer`]: tpack::stream::Placer
 
 use core::ops::Range;
 
-use tpack::stream::Region;
+use tpack::stream::{ReadRegion, Region};
 
 /// The write (and erase) block in bytes.
 pub const BLOCK: usize = 16;
@@ -86,6 +87,15 @@ impl Region for Nor<'_> {
         }
         erased.fill(false);
         self.blocks_written += u32::try_from(blocks.len()).unwrap_or(u32::MAX);
+        Ok(())
+    }
+}
+
+impl ReadRegion for Nor<'_> {
+    fn read(&self, offset: u64, into: &mut [u8]) -> Result<(), NorError> {
+        let start = usize::try_from(offset).map_err(|_| NorError::OffGrid)?;
+        let end = start.checked_add(into.len()).ok_or(NorError::OffGrid)?;
+        into.copy_from_slice(self.bytes.get(start..end).ok_or(NorError::OffGrid)?);
         Ok(())
     }
 }

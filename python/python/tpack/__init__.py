@@ -13,6 +13,12 @@ Writing::
 
     tpack.save("out.tpack", {"w": np.zeros((4, 4), np.float32)}, metadata={"arch": "mlp"})
 
+Signing and verifying (format 1.2)::
+
+    tpack.save("out.tpack", tensors, sign_key="private.pem", counter=7, subject="acme.kws")
+    with tpack.open("out.tpack", keys=["public.pem"], min_counter=7) as f:  # checks the signature
+        w = f.get("w")                            # checks w's signed digest, the first time only
+
 Arrays stay valid after the container is closed: each one keeps the memory map alive until it is garbage
 collected. torch: ``torch.from_numpy(f.get(name))`` shares the same memory (torch warns that the array is not
 writable; copy it with ``.clone()`` before writing to it). Details: ``docs/python.md``.
@@ -22,17 +28,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _dtypes, _meta, _native, _quant
-from ._errors import FormatError, IntegrityError, TpackError
+from . import _dtypes, _meta, _native, _quant, _signing
+from ._errors import FormatError, IntegrityError, SignatureError, TpackError
+from ._signing import KeyLike, Signer, TrustedKey, generate_key, public_key_pem
 
 __all__ = [
     "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize",
-    "Container", "Entry", "TensorSlice", "Typed",
-    "TpackError", "FormatError", "IntegrityError",
+    "generate_key", "public_key_pem",
+    "Container", "Entry", "TensorSlice", "Typed", "TrustedKey", "Signer",
+    "TpackError", "FormatError", "IntegrityError", "SignatureError",
     "DEFAULT_ALIGNMENT",
 ]
 __version__ = "0.1.0"
@@ -43,6 +51,8 @@ DEFAULT_ALIGNMENT = 64
 _CHUNK = 4 << 20
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: What ``keys=`` takes: trusted keys, each a :class:`TrustedKey`, PEM text or the path of a PEM file.
+Keys = Iterable[Union[TrustedKey, KeyLike]]
 
 
 @dataclass(frozen=True)
@@ -142,7 +152,9 @@ class Container:
     """An open tpack container: a file's memory map, or a private copy of some bytes.
 
     Made by :func:`tpack.open` (or :func:`Container.nested`); a context manager. Its structure was fully
-    checked when it was opened; the payload checksums are checked by :meth:`verify`.
+    checked when it was opened; the payload checksums are checked by :meth:`verify`. Opened with a policy
+    (``keys=``, ``require_signature=``, ``min_counter=``, ``subject=``), its signature was checked too, and each
+    entry is checked against its signed digest the first time it is read (:attr:`signer` says who signed it).
 
     It reads like a read-only mapping from entry names to arrays: ``len(f)``, ``name in f``, ``for name in f``,
     ``f[name]``, ``f.keys()``, ``f.items()``, in the file's table order.
@@ -188,6 +200,13 @@ class Container:
     def compat_flags(self) -> int:
         """The header's compatible-feature flags."""
         return self._native.compat_flags
+
+    @property
+    def signer(self) -> Optional[Signer]:
+        """Who signed the container (:class:`Signer`: algorithm, key id, counter, subject, …), or ``None`` for
+        an unsigned one. ``signer.authenticated`` is true only when it was opened with ``keys=`` and the
+        signature verified; otherwise the fields are the file's unchecked claims."""
+        return _signing.signer(self._native)
 
     @property
     def path(self) -> Optional[str]:
@@ -240,14 +259,20 @@ class Container:
         otherwise as the same-width unsigned integers (uint16, uint8) holding the same bits;
         block-quantized types (Q8_0, Q4_K, IQ…, MXFP4, …) and the sub-byte F4/F6 types as uint8 rows of whole
         blocks, shape ``(*shape[:-1], blocks × block_bytes)`` (dequantize with :func:`tpack.dequantize`);
-        RAW and CONTAINER as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format version as
-        its raw bytes.
+        RAW, CONTAINER and SIGNATURE as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format
+        version as its raw bytes.
 
         The array's ``base`` keeps the map alive, also after :meth:`close`. For torch: ``torch.from_numpy(a)``.
+
+        In a container opened with a policy (``keys=``…), the entry's payload is checked the first time it is
+        read, here or by any other method: against its signed digest (SHA-256), or its CRC if the container is
+        unsigned and the policy allowed that. Later reads cost nothing.
 
         Raises:
             KeyError: no entry has this name.
             ValueError: the container is closed.
+            SignatureError: (opened with a policy) the payload is not the one that was signed (R64).
+            IntegrityError: (opened with a policy, unsigned container) the payload's checksum is wrong (R50).
         """
         return self._array(self.entry(name))
 
@@ -280,14 +305,22 @@ class Container:
         """
         self._native.prefetch(self._position(name))
 
-    def nested(self, name: str) -> "Container":
+    def nested(self, name: str, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
+               min_counter: Optional[int] = None, subject: Optional[str] = None) -> "Container":
         """The container held by ``CONTAINER`` entry ``name``, sharing this one's map (validated with it).
+
+        If this container was opened with a policy, the entry is checked first like any payload read. The
+        nested container's own signature, if any, is checked only with a policy of its own, given as to
+        :func:`tpack.open`.
 
         Raises:
             KeyError: no entry has this name.
             ValueError: the entry is not a ``CONTAINER``.
+            SignatureError: as :func:`tpack.open` for the nested container's policy; or (this container
+                opened with a policy) the entry is not the one that was signed (R64).
         """
-        return Container(self._native.nested(self._position(name)))
+        inner = Container(self._native.nested(self._position(name)))
+        return _authenticated(inner, keys, require_signature, min_counter, subject)
 
     # -- metadata ----------------------------------------------------------------------------------------
     def metadata(self, typed: bool = False) -> Dict[str, Any]:
@@ -302,23 +335,51 @@ class Container:
 
     # -- integrity ----------------------------------------------------------------------------------------
     def verify(self, progress: Optional[Callable[[int, int], Any]] = None) -> None:
-        """Checks the zero padding and every payload checksum (R37, R50), nested containers included.
+        """Checks the zero padding and every payload checksum (R37, R50), nested containers included; in a
+        signed container opened with a policy (``keys=``…), each entry's signed digest too (R64), in the
+        spec's order (padding, digest, checksum) entry by entry. Afterwards no entry is checked again when read.
 
-        Reads every payload once (the GIL is released while it does, unless ``progress`` is given).
+        Reads every payload (the GIL is released while it does, unless ``progress`` is given).
         ``progress(done_bytes, total_bytes)`` is called every few megabytes and after each entry; an exception
         it raises stops the verification and propagates.
 
+        Without a policy, a signed container's digests and signature are not checked: anyone who changes a
+        payload can recompute its CRC, so only a policy tells a forged container from a genuine one.
+
         Raises:
             IntegrityError: the first damaged entry, with ``rule``, ``entry`` and ``entry_name``.
+            SignatureError: the first entry whose payload is not the one that was signed (R64), likewise.
         """
         self._native.verify(progress)
 
 
-def open(path: PathLike) -> Container:  # noqa: A001 - the name users expect (safetensors' safe_open, io.open)
+def _authenticated(c: Container, keys: Optional[Keys], require_signature: Optional[bool],
+                   min_counter: Optional[int], subject: Optional[str]) -> Container:
+    """``c`` once the policy the arguments make (if any) accepts it; closed if it does not."""
+    try:
+        _signing.authenticate(c._native, keys, require_signature, min_counter, subject)
+    except BaseException:
+        c.close()
+        raise
+    return c
+
+
+def open(path: PathLike, *, keys: Optional[Keys] = None,  # noqa: A001 - the name users expect (safe_open, io.open)
+         require_signature: Optional[bool] = None, min_counter: Optional[int] = None,
+         subject: Optional[str] = None) -> Container:
     """Opens the tpack file at ``path`` as a read-only memory map and checks its structure.
 
     Every rule of the spec is checked except the payload checksums and padding, which :meth:`Container.verify`
     checks; only the file's first pages (header, table, names, metadata) are read.
+
+    With a policy — any of ``keys``, ``require_signature``, ``min_counter``, ``subject`` given — the signature
+    is checked too (spec §14, rules R58–R63 in that order), which hashes only the prefix and the signed digests:
+    a signature is required unless ``require_signature=False``; it must be by one of ``keys`` (each a
+    :class:`TrustedKey`, PEM text or the path of a PEM file; a private key's PEM gives its public key); its
+    counter must be at least ``min_counter``; it must declare ``subject`` if given. Then each entry is checked
+    against its signed digest (R64) the first time it is read, and never again; :meth:`Container.verify`
+    checks them all. An unsigned file that ``require_signature=False`` lets through has its entries checked
+    against their CRCs instead.
 
     Use it as a context manager::
 
@@ -330,32 +391,44 @@ def open(path: PathLike) -> Container:  # noqa: A001 - the name users expect (sa
 
     Raises:
         FormatError: the file breaks a structural rule (``.rule`` says which).
+        SignatureError: (with a policy) the first of R58 (not signed), R59 (no trusted key signed it), R60
+            (another algorithm), R61 (another subject), R62 (a counter below ``min_counter``), R63 (a bad
+            signature) that applies.
         OSError: the file cannot be opened or mapped (``FileNotFoundError``, …).
+        ValueError: a key is not an Ed25519 or P-256 key.
     """
     path = os.fspath(path)
-    return Container(_native.open_file(path), path)
+    return _authenticated(Container(_native.open_file(path), path), keys, require_signature, min_counter, subject)
 
 
-def load_bytes(data: bytes) -> Dict[str, np.ndarray]:
+def load_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
+               min_counter: Optional[int] = None, subject: Optional[str] = None) -> Dict[str, np.ndarray]:
     """Every entry of the container in ``data`` as a read-only array, keyed by name in table order.
 
-    The arrays view one private, aligned copy of ``data``. Raises :class:`FormatError` as :func:`open`.
+    The arrays view one private, aligned copy of ``data``. With a policy (as :func:`open`), the signature and
+    every entry's signed digest are checked. Raises as :func:`open`.
     """
-    c = Container(_native.open_bytes(bytes(data)))
+    c = open_bytes(data, keys=keys, require_signature=require_signature, min_counter=min_counter,
+                   subject=subject)
     return dict(c.items())
 
 
-def open_bytes(data: bytes) -> Container:
+def open_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
+               min_counter: Optional[int] = None, subject: Optional[str] = None) -> Container:
     """Like :func:`open`, for a container held in memory (over a private, aligned copy of ``data``)."""
-    return Container(_native.open_bytes(bytes(data)))
+    c = Container(_native.open_bytes(bytes(data)))
+    return _authenticated(c, keys, require_signature, min_counter, subject)
 
 
-def load(path: PathLike) -> Dict[str, np.ndarray]:
+def load(path: PathLike, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
+         min_counter: Optional[int] = None, subject: Optional[str] = None) -> Dict[str, np.ndarray]:
     """Every entry of the file as a read-only array viewing its map (no copy), keyed by name in table order.
 
-    The file is closed on return; the arrays keep the map alive. Raises as :func:`open`.
+    The file is closed on return; the arrays keep the map alive. With a policy (as :func:`open`), the signature
+    and every entry's signed digest are checked (each array is read once to hash it). Raises as :func:`open`.
     """
-    with open(path) as f:
+    with open(path, keys=keys, require_signature=require_signature, min_counter=min_counter,
+              subject=subject) as f:
         return dict(f.items())
 
 
@@ -402,7 +475,8 @@ def _metadata(metadata: Optional[Mapping[str, Any]]):
 
 
 def save(path: PathLike, tensors: Mapping[str, Any], metadata: Optional[Mapping[str, Any]] = None,
-         alignment: int = DEFAULT_ALIGNMENT) -> None:
+         alignment: int = DEFAULT_ALIGNMENT, *, sign_key: Optional[KeyLike] = None, counter: Optional[int] = None,
+         subject: Optional[str] = None, embed_public_key: bool = False) -> None:
     """Writes ``tensors`` (name → numpy array, or :class:`Typed`) and ``metadata`` to a tpack file at ``path``.
 
     Entries keep the dict's order. Arrays are streamed to the Rust writer in 4 MiB chunks, so memory stays at
@@ -412,20 +486,33 @@ def save(path: PathLike, tensors: Mapping[str, Any], metadata: Optional[Mapping[
     Metadata values: bool, int (u64, or i64 when negative), float (f64), str, bytes, numpy scalars and 1-D
     arrays (their exact width: ``np.uint32(7)`` is a u32), lists of one kind, lists of lists (``array[]``).
 
+    Signing (format 1.2, spec §14): ``sign_key`` is a private key, PKCS#8 PEM text (``str`` or ``bytes``) or
+    the path of a PEM file, Ed25519 or P-256, as ``openssl genpkey`` or :func:`generate_key` writes it. The
+    payloads are hashed as they stream; the signature entry is written last. ``counter`` is the security
+    counter (default 0) a verifier compares with its floor, ``subject`` the model line (1 to 255 bytes),
+    ``embed_public_key`` stores the public key too, for verifiers that keep only key ids. The same input and key
+    always give the same bytes.
+
     Raises:
         TypeError: an array's dtype has no tpack dtype (complex128, strings, objects, …).
-        FormatError: the container would break a rule (an empty or duplicate name, a bad alignment, …).
-        OSError: the file cannot be written.
+        FormatError: the container would break a rule (an empty or duplicate name, a bad alignment, a subject
+            of the wrong length: R56, a ``tpack.sig.`` metadata key: R54, …).
+        ValueError: ``sign_key`` is not an Ed25519 or P-256 private key; signing options without ``sign_key``.
+        OSError: the file (or the key's file) cannot be read or written.
     """
+    sign = _signing.sign_request(sign_key, counter, subject, embed_public_key)
     decls, arrays = _plan(tensors, alignment)
-    _native.write_file(os.fspath(path), decls, _metadata(metadata), _chunks(arrays))
+    _native.write_file(os.fspath(path), decls, _metadata(metadata), _chunks(arrays), sign)
 
 
 def save_bytes(tensors: Mapping[str, Any], metadata: Optional[Mapping[str, Any]] = None,
-               alignment: int = DEFAULT_ALIGNMENT) -> bytes:
+               alignment: int = DEFAULT_ALIGNMENT, *, sign_key: Optional[KeyLike] = None,
+               counter: Optional[int] = None, subject: Optional[str] = None,
+               embed_public_key: bool = False) -> bytes:
     """Like :func:`save`, returning the container's bytes (the same bytes ``save`` writes)."""
+    sign = _signing.sign_request(sign_key, counter, subject, embed_public_key)
     decls, arrays = _plan(tensors, alignment)
-    return _native.write_bytes(decls, _metadata(metadata), _chunks(arrays))
+    return _native.write_bytes(decls, _metadata(metadata), _chunks(arrays), sign)
 
 
 def dequantize(array: np.ndarray, dtype: str) -> np.ndarray:

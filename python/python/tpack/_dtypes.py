@@ -23,8 +23,10 @@ PLAIN: Dict[str, str] = {
     "F64": "<f8", "F32": "<f4", "F16": "<f2",
     "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "|i1",
     "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "|u1",
-    "BOOL": "|b1", "C64": "<c8", "RAW": "|u1", "CONTAINER": "|u1",
+    "BOOL": "|b1", "C64": "<c8", "RAW": "|u1", "CONTAINER": "|u1", "SIGNATURE": "|u1",
 }
+#: Byte dtypes: rank 1, one byte per element.
+BYTES = ("RAW", "CONTAINER", "SIGNATURE")
 
 #: Plain dtypes that numpy has only through ml_dtypes: (ml_dtypes attribute, same-width unsigned type string).
 ML: Dict[str, Tuple[str, str]] = {
@@ -77,7 +79,7 @@ def view_spec(dtype: str, shape: Tuple[int, ...], nbytes: int, packing) -> Tuple
     unknown comes as its raw bytes, shape ``(nbytes,)``.
     """
     if dtype in PLAIN:
-        return PLAIN[dtype], (shape[0],) if dtype in ("RAW", "CONTAINER") else shape, None
+        return PLAIN[dtype], (shape[0],) if dtype in BYTES else shape, None
     if dtype in ML:
         final = ml_dtype(dtype)
         return ML[dtype][1], shape, final

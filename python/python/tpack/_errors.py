@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["TpackError", "FormatError", "IntegrityError"]
+__all__ = ["TpackError", "FormatError", "IntegrityError", "SignatureError"]
 
 
 class TpackError(Exception):
     """A container breaks a rule of the tpack spec (``spec/FORMAT.md`` §12).
 
     Attributes (each ``None`` when the rule's error does not carry it):
-        rule: the rule's id, ``"R1"`` … ``"R53"``.
+        rule: the rule's id, ``"R1"`` … ``"R64"``.
         rule_name: its short name, ``"LengthMismatch"``.
         entry: the table position of the entry involved.
         entry_name: that entry's name when the container's names are valid.
@@ -21,7 +21,9 @@ class TpackError(Exception):
         section: the section's name (R10–R12): ``"table"``, ``"index"``, ``"names"``, ``"metadata"``,
             ``"payloads"`` or ``"trailer"``.
         value: the one number the rule is about: a length, a version, flags, a dtype or type code, a rank, a
-            dimension, an alignment (R1, R3–R6, R8, R9, R17, R22–R24, R28, R29, R46, R53).
+            dimension, an alignment (R1, R3–R6, R8, R9, R17, R22–R24, R28, R29, R46, R53); the signed
+            attribute at fault (R56: 0 alg, 1 key, 2 counter, 3 subject, 4 pubkey, 5 another ``tpack.sig.``
+            key), the expected length (R57), the container's algorithm code (R60) or signed counter (R62).
         stored: the stored checksum (R13, R14, R50).
         computed: the checksum computed from the bytes (R13, R14, R50).
         depth: for R39 (a nested container is invalid), the nested container's depth.
@@ -78,10 +80,18 @@ class FormatError(TpackError):
 
 
 class IntegrityError(TpackError):
-    """Padding or a payload checksum is wrong (R37, R50): found by ``verify()``."""
+    """Padding or a payload checksum is wrong (R37, R50): found by ``verify()``, or when an entry of a container
+    opened with a policy (``keys=``…) is first read."""
 
 
-for _cls in (TpackError, FormatError, IntegrityError):
+class SignatureError(TpackError):
+    """The container is not one the policy accepts (R58–R63: no signature, an untrusted key, another algorithm,
+    another subject, a counter below the floor, a bad signature), found when it is opened with ``keys=``…; or
+    an entry's payload is not the one that was signed (R64), found when that entry is first read or by
+    ``verify()``."""
+
+
+for _cls in (TpackError, FormatError, IntegrityError, SignatureError):
     _cls.__module__ = "tpack"
 
 
@@ -97,5 +107,5 @@ def _from_native(
     (``entry`` … ``inner_rule``). Names from files appear only through ``repr`` (escaped)."""
     if entry_name is not None:
         message = f"{message} [entry {entry_name!r}]"
-    cls = IntegrityError if kind == "integrity" else FormatError
+    cls = {"integrity": IntegrityError, "signature": SignatureError}.get(kind, FormatError)
     return cls(message, rule, rule_name, entry_name=entry_name, **context)

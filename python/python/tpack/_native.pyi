@@ -4,6 +4,9 @@ from os import PathLike
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
 
 _Packing = Tuple[str, int, int]
+_KeyDecl = Tuple[int, Optional[bytes], bytes, Optional[str]]  # algorithm code, raw key, key id, subject
+_SignDecl = Tuple[str, int, Optional[str], bool]  # private key PEM, counter, subject, embed public key
+_PublicInfo = Tuple[int, bytes, bytes, str]  # algorithm code, raw key, key id, SubjectPublicKeyInfo PEM
 _EntryInfo = Tuple[
     int, str, int, Optional[str], Tuple[int, ...], int, int, int, Optional[int], int, Optional[_Packing]
 ]
@@ -19,6 +22,15 @@ class NativeContainer:
     """An open, structurally valid container."""
 
     def close(self) -> None: ...
+    def authenticate(
+        self, keys: List[_KeyDecl], require_signature: bool, min_counter: int, subject: Optional[str]
+    ) -> None: ...
+    @property
+    def authenticated(self) -> bool: ...
+    @property
+    def signed_message(self) -> Optional[bytes]: ...
+    @property
+    def signer(self) -> Optional[Tuple[int, bytes, int, Optional[str], Optional[bytes]]]: ...
     @property
     def closed(self) -> bool: ...
     @property
@@ -47,9 +59,15 @@ def write_file(
     entries: List[Tuple[str, str, List[int], int, Optional[int]]],
     metadata: List[Tuple[str, Tuple[str, Any]]],
     chunks: Iterable[Optional[bytes]],
+    sign: Optional[_SignDecl] = None,
 ) -> None: ...
 def write_bytes(
     entries: List[Tuple[str, str, List[int], int, Optional[int]]],
     metadata: List[Tuple[str, Tuple[str, Any]]],
     chunks: Iterable[Optional[bytes]],
+    sign: Optional[_SignDecl] = None,
 ) -> bytes: ...
+def generate_key(algorithm: str) -> str: ...
+def public_key_from_pem(pem: str) -> _PublicInfo: ...
+def public_key_from_raw(code: int, raw: bytes) -> _PublicInfo: ...
+def algorithm_name(code: int) -> Optional[str]: ...

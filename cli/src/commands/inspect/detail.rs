@@ -39,6 +39,11 @@ pub(super) fn text(item: &Item<'_>) -> String {
         let _ = writeln!(out, "  checksum   {:#010x} (stored; run `tpack verify` to check it)", e.checksum());
         if let Some(nested) = e.nested() {
             let _ = writeln!(out, "  nested container: {} entries", nested.len());
+            if let Some(line) = super::text::signed_line(&nested) {
+                for piece in text::wrap(&line, WIDTH - 2, "    ") {
+                    let _ = writeln!(out, "  {piece}");
+                }
+            }
             for n in nested.entries() {
                 let n = Model::item_of_entry(&n);
                 let _ = writeln!(

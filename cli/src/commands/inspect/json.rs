@@ -38,6 +38,9 @@ pub(super) fn document(model: &Model<'_>, path: &Path, opts: &Options) -> Value 
         let (major, minor) = c.version();
         doc.insert("version".into(), json!([major, minor]));
         doc.insert("compat_flags".into(), json!(c.compat_flags()));
+        if let Some(signature) = crate::signer::decoding(c) {
+            doc.insert("signature".into(), signature);
+        }
     }
     doc.insert("entries".into(), Value::Array(entries));
     doc.insert("metadata".into(), Value::Array(metadata));
@@ -137,12 +140,15 @@ fn container(c: &Container<'_>, style: Style) -> (Value, usize) {
     let (major, minor) = c.version();
     let (entries, cuts) = entries(model.entries.iter(), style);
     let (metadata, metadata_cuts) = metadata(&model.metadata, style);
-    let value = json!({
+    let mut value = json!({
         "version": [major, minor],
         "compat_flags": c.compat_flags(),
         "entries": entries,
         "metadata": metadata,
     });
+    if let (Some(signature), Some(map)) = (crate::signer::decoding(c), value.as_object_mut()) {
+        map.insert("signature".into(), signature);
+    }
     (value, cuts.saturating_add(metadata_cuts))
 }
 

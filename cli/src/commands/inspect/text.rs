@@ -8,6 +8,7 @@ use super::{table, Options, JSON_ITEMS, WIDTH};
 use crate::describe::meta_value_text;
 use crate::fsutil::{size_short, size_words};
 use crate::meta_view::MetaView;
+use crate::signer::Signer;
 use crate::text::{self, escape, quoted};
 
 /// The text report: header, entries, totals, metadata; no line wider than [`WIDTH`].
@@ -80,9 +81,27 @@ fn header(model: &Model<'_>, path: &Path, lines: &mut Vec<String>) {
         ),
     );
     if c.compat_flags() != 0 {
-        prose(lines, &format!("compatible-feature flags: {:#x}", c.compat_flags()));
+        // Bit 0 is the SIGNED flag in files of 1.2 and later; before, no flag is named.
+        let named =
+            if minor >= 2 && c.compat_flags() & tpack::format::COMPAT_SIGNED != 0 { " (SIGNED)" } else { "" };
+        prose(lines, &format!("compatible-feature flags: {:#x}{named}", c.compat_flags()));
+    }
+    if let Some(line) = signed_line(c) {
+        prose(lines, &line);
     }
     prose(lines, "structure valid; payload checksums not checked (run `tpack verify`)");
+}
+
+/// `signed: …` for a signed container: the signed attributes, which entry holds the signature, and that it
+/// was not checked.
+pub(super) fn signed_line(c: &tpack::Container<'_>) -> Option<String> {
+    let signer = Signer::of(c)?;
+    let last = c.len().saturating_sub(1);
+    Some(format!(
+        "signed: {}; entry {last} holds the entry digests and the signature (not checked here: `tpack verify --key \
+         PUBLIC.pem` checks it)",
+        signer.words_with_public_key()
+    ))
 }
 
 /// The totals line and one line per dtype.

@@ -26,6 +26,7 @@ use super::{
 };
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
+use crate::formats::tpack::{content_entries, dropped_signature, is_signed_attribute};
 use crate::formats::{Export, ExportOptions, Exported, Format};
 
 /// GGUF's alignment when `general.alignment` is absent.
@@ -73,6 +74,7 @@ impl<'c> Plan<'c> {
             ));
         }
         let alignment = metadata.alignment(input, container, &mut notes)?;
+        notes.extend(dropped_signature(container, "GGUF"));
         let version = metadata.version(input)?;
         let order = metadata.order(&mut notes);
         // Only a file with no tensors can end at its tensor infos: every writer pads before tensor data.
@@ -215,7 +217,7 @@ fn header(
 /// a big-endian file, element tensors are byte-swapped and block tensors refused.
 fn tensors<'c>(input: &Path, container: &Container<'c>, big_endian: bool) -> Result<Vec<Tensor<'c>>> {
     let mut tensors = Vec::with_capacity(container.len());
-    for e in container.entries() {
+    for e in content_entries(container) {
         let refuse = |why: String| {
             CliError::input(format!(
                 "{}: entry {:?} {why}, so it cannot be written to GGUF",
@@ -290,7 +292,7 @@ impl<'c> Metadata<'c> {
     fn of(input: &Path, container: &Container<'c>) -> Result<Self> {
         let mut values = BTreeMap::new();
         let (mut key_order, mut version, mut big_endian, mut unpadded) = (None, None, false, false);
-        for (key, value) in container.metadata().iter() {
+        for (key, value) in container.metadata().iter().filter(|(k, _)| !is_signed_attribute(k)) {
             match key {
                 KEY_ORDER => match value {
                     MetaValue::StringArray(items) => key_order = Some(items.collect()),
@@ -384,7 +386,7 @@ impl<'c> Metadata<'c> {
                 Err(bad(format!("{} {}", other.value_type(), crate::describe::meta_value_text(other))))
             }
             None => {
-                let most = container.entries().map(|e| e.alignment()).max().unwrap_or(0);
+                let most = content_entries(container).map(|e| e.alignment()).max().unwrap_or(0);
                 if most > DEFAULT_ALIGNMENT {
                     self.values.insert(ALIGNMENT_KEY, MetaValue::U32(most));
                     Ok(u64::from(most))
@@ -474,8 +476,7 @@ impl Export for Gguf {
     ) -> Result<Vec<String>> {
         let Some(max) = options.max_shard_size else { return Ok(vec![name.to_owned()]) };
         // Entries GGUF cannot hold are refused when writing; here only their sizes count.
-        let sizes: Vec<Tensor<'_>> = container
-            .entries()
+        let sizes: Vec<Tensor<'_>> = content_entries(container)
             .map(|e| Tensor {
                 name: e.name(),
                 ne: Vec::new(),

@@ -12,7 +12,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use tpack::format::DEFAULT_ALIGNMENT;
 use tpack::{AtomicFile, Container, Dtype, MetaValue, OwnedMetaValue};
 
-use super::tpack::{OutEntry, Payload};
+use super::tpack::{content_entries, dropped_signature, is_signed_attribute, OutEntry, Payload};
 use super::{Export, ExportOptions, Exported, Format, Import, Model};
 use crate::describe::dtype_name;
 use crate::error::{CliError, Result};
@@ -269,7 +269,7 @@ impl Safetensors {
     /// safetensors cannot hold, naming it.
     pub(crate) fn tensors<'a>(input: &Path, container: &Container<'a>) -> Result<Vec<Tensor<'a>>> {
         let mut tensors = Vec::with_capacity(container.len());
-        for e in container.entries() {
+        for e in content_entries(container) {
             let refuse =
                 |why: String| CliError::input(format!("{}: entry {:?} {why}", input.display(), e.name()));
             if e.name() == METADATA_KEY {
@@ -296,7 +296,12 @@ impl Safetensors {
 
     /// The metadata of `container` as safetensors strings ([`metadata_string`]), sorted by key.
     pub(crate) fn metadata(container: &Container<'_>) -> BTreeMap<String, String> {
-        container.metadata().iter().map(|(k, v)| (k.to_owned(), metadata_string(&v))).collect()
+        container
+            .metadata()
+            .iter()
+            .filter(|(k, _)| !is_signed_attribute(k))
+            .map(|(k, v)| (k.to_owned(), metadata_string(&v)))
+            .collect()
     }
 
     /// Writes `tensors` and `metadata` as one safetensors file at `output` (through a temporary file renamed
@@ -376,8 +381,7 @@ impl Export for Safetensors {
     ) -> Result<Vec<String>> {
         let Some(limit) = options.max_shard_size else { return Ok(vec![name.to_owned()]) };
         // Entries safetensors cannot hold are refused when writing; here only their sizes count.
-        let tensors: Vec<Tensor<'_>> = container
-            .entries()
+        let tensors: Vec<Tensor<'_>> = content_entries(container)
             .map(|e| Tensor { name: e.name(), dtype: StDtype::U8, shape: Vec::new(), data: e.payload() })
             .collect();
         Ok(sharded::file_names(name, &sharded::plan(&tensors, limit)))
@@ -418,6 +422,9 @@ impl Export for Safetensors {
             }
         };
         if let Some(note) = dropped_targets(container) {
+            notes.push(note);
+        }
+        if let Some(note) = dropped_signature(container, "safetensors") {
             notes.push(note);
         }
         Ok(Exported { entries, metadata: metadata.len(), notes, files })
