@@ -247,9 +247,10 @@ def verify_signed_section(r):
         "`authenticate` checks R58–R63: it hashes the prefix and the digests and verifies one Ed25519 signature (salty);",
         "`verify` is the whole payload-integrity group (R37, R64, R50: each payload hashed and CRC-checked in one pass,",
         "16 KiB at a time); `verify_entry` is the lazy check of one entry (R64), here of every entry in turn.",
-        "Each job runs once per round after the others, 5 rounds; ratios are the baseline's time over the job's in",
-        "the same round, medians. Times are CPU time of the process: other jobs share this machine's two cores,",
-        "and wall time counts the time they run.",
+        "Each job runs once per round after the others, 5 rounds; a ratio is the median over the rounds of the",
+        "baseline's time over the job's in the same round, which cancels the machine's drift between rounds (so it",
+        "can differ by a few percent from the ratio of the speeds shown, which come from median times). Times are",
+        "CPU time of the process: other jobs share this machine's two cores, and wall time counts the time they run.",
         "",
         "| container | SHA-256 alone | `authenticate` (share of SHA-256's time) | + `verify` | + `verify_entry` each |",
         "|---|---:|---:|---:|---:|",
@@ -288,14 +289,10 @@ def verify_signed_section(r):
             f"**Every core.** `verify_entry` on {r['threads']:.0f} threads (`std::thread::scope`, each thread taking the",
             f"next unchecked entry) against SHA-256 alone on one thread, in wall time: **{multi:.2f}×**. Its CPU time",
             f"is {r[f'signed/{cores}/cpu'] / r[f'signed/{base}/cpu']:.0%} of the single thread's: threads add no work, and",
-            "entries are independent, so the speed-up is what the free cores allow: the load average was",
-            f"{r.get('load average before', float('nan')):.1f} before the run and "
-            f"{r.get('load average after', float('nan')):.1f} after it, on {r['threads']:.0f} cores"
-            + (
-                " (other builds and tests), so the threads shared the cores with other processes."
-                if r.get("load average before", 0) >= r["threads"]
-                else "."
-            ),
+            "entries are independent, so the speed-up is what the free cores allow. The load average (which counts",
+            f"this benchmark's own threads) was {r.get('load average before', float('nan')):.1f} before the run and "
+            f"{r.get('load average after', float('nan')):.1f} after it, on {r['threads']:.0f} cores; in earlier runs",
+            "while other builds kept both cores busy (load average 6 to 10), the speed-up fell to 1.0× to 1.1×.",
             "",
         ]
     if crc:
@@ -308,7 +305,10 @@ def verify_signed_section(r):
             "",
         ]
     verify = r.get(f"signed/{verify}/ratio")
-    headline = [("Verifying a signed 1 GiB container", f"{verify:.0%} of SHA-256's speed")] if verify else []
+    headline = []
+    if verify:
+        on_cores = f"; {multi:.1f}× on {r['threads']:.0f} cores (`verify_entry`)" if multi is not None else ""
+        headline.append((f"Verifying a signed {size} container", f"{verify:.0%} of SHA-256's speed{on_cores}"))
     return lines, headline
 
 
