@@ -323,6 +323,22 @@ fn signed_cases() -> Vec<Case> {
             vec![check(vec![k1.clone()], 0, Some(Rule::BadSignature))],
         ),
         with(
+            valid("signed-renamed-entry", "the signed example with entry `norm.eps` renamed `norm.ept` (same length and order; header checksum recomputed)", tampered(|b| {
+                let (names, len) = section(b, 2);
+                let pool = &mut b[names..names + len];
+                let at = pool.windows(8).position(|w| w == b"norm.eps").unwrap();
+                pool[at + 7] = b't';
+            })),
+            vec![check(vec![k1.clone()], 0, Some(Rule::BadSignature))],
+        ),
+        with(
+            valid("signed-metadata-changed", "the signed example with metadata `arch` changed from `toy-mlp` to `toy-mlq` (header checksum recomputed)", tampered(|b| {
+                let at = meta_value_range(b, "arch");
+                b[at.end - 1] = b'q';
+            })),
+            vec![check(vec![k1.clone()], 0, Some(Rule::BadSignature))],
+        ),
+        with(
             valid("signed-subject-other", "signed by test key 1 with subject `other.model`", sign(&example, &key1, &options(7, Some("other.model")))),
             vec![Check { subject: Some("tpack.test"), ..check(vec![k1.clone()], 0, Some(Rule::SubjectMismatch)) }],
         ),
