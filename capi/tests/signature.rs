@@ -836,10 +836,14 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
     let mut buffer = vec![0u8; 1 << 16];
     let mut digests = vec![0u8; 32 * 64];
     let mut d = Box::new(MaybeUninit::<tpack_signed_decoder>::uninit());
+    // One raw pointer for the decoder's whole life: it refers to itself (its policy borrows the keys stored
+    // beside it), and a fresh `&mut` to the storage for each call (`as_mut_ptr`) would invalidate that
+    // borrow under Stacked Borrows. A C caller has only the pointer.
+    let dp: *mut tpack_signed_decoder = d.as_mut_ptr();
     // SAFETY: writable storage and buffers that outlive the decoder; a policy whose keys outlive it.
     let r = unsafe {
         tpack_signed_decoder_init(
-            d.as_mut_ptr(),
+            dp,
             buffer.as_mut_ptr(),
             buffer.len(),
             digests.as_mut_ptr(),
@@ -859,7 +863,7 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
             // SAFETY: a filled decoder used by this thread only; readable chunk; writable outputs.
             let r = unsafe {
                 tpack_signed_decoder_decode(
-                    d.as_mut_ptr(),
+                    dp,
                     rest.as_ptr(),
                     rest.len(),
                     &mut used,
@@ -877,7 +881,7 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
             rest = &rest[used..];
             let mut doomed = false;
             // SAFETY: a filled decoder; a writable bool.
-            assert_eq!(unsafe { tpack_signed_decoder_is_doomed(d.as_ptr(), &mut doomed) }, OK);
+            assert_eq!(unsafe { tpack_signed_decoder_is_doomed(dp.cast_const(), &mut doomed) }, OK);
             if doomed && out.doomed_at.is_none() {
                 out.doomed_at = Some(consumed);
             }
@@ -891,12 +895,12 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
     }
     let mut position = 0u64;
     // SAFETY: a filled decoder; a writable position.
-    assert_eq!(unsafe { tpack_signed_decoder_position(d.as_ptr(), &mut position) }, OK);
+    assert_eq!(unsafe { tpack_signed_decoder_position(dp.cast_const(), &mut position) }, OK);
     assert_eq!(position, bytes.len() as u64);
     let mut signer = MaybeUninit::<tpack_signer>::uninit();
     let mut e = MaybeUninit::<tpack_error>::uninit();
     // SAFETY: a filled decoder; writable outputs.
-    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), signer.as_mut_ptr(), e.as_mut_ptr()) };
+    let r = unsafe { tpack_signed_decoder_finish(dp, signer.as_mut_ptr(), e.as_mut_ptr()) };
     out.verdict = verdict(r, &e);
     if r == OK {
         // SAFETY: written on success.
@@ -1015,6 +1019,10 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     let mut buffer = vec![0u8; 1 << 16];
     let mut digests = vec![0u8; 32 * 8];
     let mut d = Box::new(MaybeUninit::<tpack_signed_decoder>::uninit());
+    // One raw pointer for the decoder's whole life: it refers to itself (its policy borrows the keys stored
+    // beside it), and a fresh `&mut` to the storage for each call (`as_mut_ptr`) would invalidate that
+    // borrow under Stacked Borrows. A C caller has only the pointer.
+    let dp: *mut tpack_signed_decoder = d.as_mut_ptr();
     let init =
         |d: *mut tpack_signed_decoder, policy: *const tpack_policy, digests: &mut [u8], buffer: &mut [u8]| {
             // SAFETY: valid pointers but for the one under test.
@@ -1036,22 +1044,22 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
         tpack_result::TPACK_RESULT_NULL_ARGUMENT
     );
     assert_eq!(
-        init(d.as_mut_ptr(), std::ptr::null(), &mut digests, &mut buffer),
+        init(dp, std::ptr::null(), &mut digests, &mut buffer),
         tpack_result::TPACK_RESULT_NULL_ARGUMENT
     );
     let many = vec![keys[0]; TPACK_SIGNED_DECODER_MAX_KEYS + 1];
     assert_eq!(
-        init(d.as_mut_ptr(), &spec.policy(&many), &mut digests, &mut buffer),
+        init(dp, &spec.policy(&many), &mut digests, &mut buffer),
         tpack_result::TPACK_RESULT_SHORT_STORAGE
     );
     let max = vec![keys[0]; TPACK_SIGNED_DECODER_MAX_KEYS];
     assert_eq!(
-        init(d.as_mut_ptr(), &spec.policy(&max), &mut digests, &mut buffer[..159]),
+        init(dp, &spec.policy(&max), &mut digests, &mut buffer[..159]),
         tpack_result::TPACK_RESULT_SHORT_STORAGE
     );
     let bad_key = [tpack_trusted_key { algorithm: 7, ..keys[0] }];
     assert_eq!(
-        init(d.as_mut_ptr(), &spec.policy(&bad_key), &mut digests, &mut buffer),
+        init(dp, &spec.policy(&bad_key), &mut digests, &mut buffer),
         tpack_result::TPACK_RESULT_BAD_ARGUMENT
     );
     // SAFETY: all-zero bits are valid for this plain C type.
@@ -1087,12 +1095,12 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     // The policy struct itself may go after init (only its keys are kept): build it in a scope.
     {
         let policy = spec.policy(&keys);
-        assert_eq!(init(d.as_mut_ptr(), &policy, &mut digests, &mut buffer), OK);
+        assert_eq!(init(dp, &policy, &mut digests, &mut buffer), OK);
     }
     let mut attrs = MaybeUninit::<tpack_signed_attributes>::uninit();
     // SAFETY: a filled decoder; a writable output.
     assert_eq!(
-        unsafe { tpack_signed_decoder_prefix_signed_attributes(d.as_ptr(), attrs.as_mut_ptr()) },
+        unsafe { tpack_signed_decoder_prefix_signed_attributes(dp.cast_const(), attrs.as_mut_ptr()) },
         tpack_result::TPACK_RESULT_NOT_FOUND,
         "no prefix yet"
     );
@@ -1102,7 +1110,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     // SAFETY: a filled decoder; readable bytes; writable outputs.
     let r = unsafe {
         tpack_signed_decoder_decode(
-            d.as_mut_ptr(),
+            dp,
             bytes.as_ptr(),
             prefix_end,
             &mut used,
@@ -1116,27 +1124,32 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     assert_eq!(unsafe { event.assume_init() }.kind, tpack_event_kind::TPACK_EVENT_NONE);
     // SAFETY: a filled decoder; writable outputs.
     unsafe {
-        assert_eq!(tpack_signed_decoder_is_doomed(d.as_ptr(), &mut doomed), OK);
+        assert_eq!(tpack_signed_decoder_is_doomed(dp.cast_const(), &mut doomed), OK);
         assert!(doomed);
-        assert_eq!(tpack_signed_decoder_prefix_signed_attributes(d.as_ptr(), attrs.as_mut_ptr()), OK);
+        assert_eq!(tpack_signed_decoder_prefix_signed_attributes(dp.cast_const(), attrs.as_mut_ptr()), OK);
         let attrs = attrs.assume_init();
         assert_eq!((attrs.algorithm, attrs.counter), (1, 7));
         assert!(attrs.digests.data.is_null() && attrs.signature.data.is_null());
         assert_eq!(str_of(attrs.subject).as_deref(), Some("tpack.test"));
         let mut count = 0usize;
-        assert_eq!(tpack_signed_decoder_prefix_entry_count(d.as_ptr(), &mut count), OK);
+        assert_eq!(tpack_signed_decoder_prefix_entry_count(dp.cast_const(), &mut count), OK);
         assert_eq!(count, 7);
         let mut entry = MaybeUninit::<tpack_entry>::uninit();
         assert_eq!(
-            tpack_signed_decoder_prefix_find(d.as_ptr(), c"embed.weight".as_ptr(), 12, entry.as_mut_ptr()),
+            tpack_signed_decoder_prefix_find(
+                dp.cast_const(),
+                c"embed.weight".as_ptr(),
+                12,
+                entry.as_mut_ptr()
+            ),
             OK
         );
-        assert_eq!(tpack_signed_decoder_prefix_entry(d.as_ptr(), 6, entry.as_mut_ptr()), OK);
+        assert_eq!(tpack_signed_decoder_prefix_entry(dp.cast_const(), 6, entry.as_mut_ptr()), OK);
         assert_eq!(str_of(entry.assume_init().name).as_deref(), Some("tpack.signature"));
         let mut value = MaybeUninit::<tpack_meta_value>::uninit();
         assert_eq!(
             tpack_signed_decoder_prefix_metadata_get(
-                d.as_ptr(),
+                dp.cast_const(),
                 c"tpack.sig.counter".as_ptr(),
                 17,
                 value.as_mut_ptr()
@@ -1152,7 +1165,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     // SAFETY: as above.
     let r = unsafe {
         tpack_signed_decoder_decode(
-            d.as_mut_ptr(),
+            dp,
             rest.as_ptr(),
             rest.len(),
             &mut used,
@@ -1166,7 +1179,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     let mut signer = tpack_signer { is_signed: true, algorithm: 99, counter: 99, key_id: [9; 32] };
     let mut e = MaybeUninit::<tpack_error>::uninit();
     // SAFETY: a filled decoder; writable outputs.
-    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), &mut signer, e.as_mut_ptr()) };
+    let r = unsafe { tpack_signed_decoder_finish(dp, &mut signer, e.as_mut_ptr()) };
     assert_eq!(r, INVALID);
     // SAFETY: written on failure.
     let e = unsafe { e.assume_init() };
@@ -1177,11 +1190,11 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     let accept = PolicySpec::of(&v["verifications"][0]);
     let accept_keys = accept.keys();
     let mut short_digests = vec![0u8; 32 * 5];
-    assert_eq!(init(d.as_mut_ptr(), &accept.policy(&accept_keys), &mut short_digests, &mut buffer), OK);
+    assert_eq!(init(dp, &accept.policy(&accept_keys), &mut short_digests, &mut buffer), OK);
     // SAFETY: as above.
     let r = unsafe {
         tpack_signed_decoder_decode(
-            d.as_mut_ptr(),
+            dp,
             bytes.as_ptr(),
             bytes.len(),
             &mut used,
@@ -1192,7 +1205,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
     assert_eq!(r, OK);
     let mut e = MaybeUninit::<tpack_error>::uninit();
     // SAFETY: as above.
-    let r = unsafe { tpack_signed_decoder_finish(d.as_mut_ptr(), &mut signer, e.as_mut_ptr()) };
+    let r = unsafe { tpack_signed_decoder_finish(dp, &mut signer, e.as_mut_ptr()) };
     assert_eq!(r, tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
     // SAFETY: written on failure.
     assert_eq!(unsafe { e.assume_init() }.value, 32 * 6);
