@@ -107,6 +107,10 @@ mod tests {
     /// RFC 8032 §7.1, test 1: the empty message. Also run under Miri on big-endian s390x (about five minutes of
     /// interpretation: the one real signature check the Miri sample makes).
     #[test]
+    #[cfg_attr(
+        all(miri, target_endian = "little"),
+        ignore = "minutes under Miri: run there on big-endian s390x only, where the byte order is the question"
+    )]
     fn rfc_8032_test_1_verifies_and_s_plus_l_does_not() {
         let key = unhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
         let signature = unhex(
