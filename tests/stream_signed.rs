@@ -101,7 +101,16 @@ fn digest_and_checksum_errors_follow_the_entry_order() {
     bytes[trailer + 4 * n..trailer + 4 * n + 4].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(signature::verdict(&bytes, &check), Some(Rule::EntryChecksum));
     assert_eq!(decode(&bytes, &check, 13).0, Some(Rule::EntryChecksum));
-    let _ = first;
+    // Regression (found by the C fuzz harness): a non-zero padding byte before entry 0 and a later entry's
+    // payload changed, every CRC recomputed. R37 at entry 0 comes first; the decoder placed the padding error
+    // with a prefix view that its own verdict had already ended, and said R64.
+    let mut bytes = signed.clone();
+    let padding = first.start as usize - 1;
+    bytes[padding] = 1;
+    bytes[second.start as usize] ^= 1;
+    support::raw::fix(&mut bytes);
+    assert_eq!(signature::verdict(&bytes, &check), Some(Rule::PaddingNonZero));
+    assert_eq!(decode(&bytes, &check, 13).0, Some(Rule::PaddingNonZero));
 }
 
 /// A RAM region that counts what it is asked to do.

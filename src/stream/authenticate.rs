@@ -196,7 +196,8 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
         match *error {
             Error::EntryChecksum { entry, .. } => Some((entry, 2)),
             Error::PaddingNonZero { offset } => {
-                let prefix = self.decoder.prefix()?;
+                // After `finish`: `Decoder::prefix` is gone with the verdict, the kept prefix is not.
+                let prefix = self.decoder.prefix_kept()?;
                 let before = prefix.entries().find(|e| e.range().start > offset)?;
                 Some((u32::try_from(before.position()).ok()?, 0))
             }

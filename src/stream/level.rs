@@ -139,6 +139,14 @@ impl Level {
             .flatten()
     }
 
+    /// The prefix bytes in `buffer` once they were validated, also after the verdict (which ends the level's
+    /// phases): what the signed decoder reads to place an integrity error among the entries.
+    pub(super) fn prefix_kept<'b>(&self, buffer: &'b [u8]) -> Option<&'b [u8]> {
+        (self.loud && self.prefix_end > 0)
+            .then(|| buffer.get(self.base..self.base.checked_add(to_usize(self.prefix_end)?)?))
+            .flatten()
+    }
+
     /// The trailer bytes in `buffer`, once the container is complete.
     pub(super) fn trailer<'b>(&self, buffer: &'b [u8]) -> Option<&'b [u8]> {
         if self.phase != Phase::Complete || self.walk_region_len().is_none() {

@@ -256,6 +256,11 @@ impl<'b> Decoder<'b> {
         Prefix::new(level.prefix(self.buffer)?)
     }
 
+    /// The validated prefix, also after [`Decoder::finish`] (which [`Decoder::prefix`] is not).
+    fn prefix_kept(&self) -> Option<Prefix<'_>> {
+        Prefix::new(self.state.top.prefix_kept(self.buffer)?)
+    }
+
     /// The trailer's bytes, once [`Event::End`] has come.
     #[must_use]
     pub fn trailer(&self) -> Option<&[u8]> {
