@@ -88,7 +88,7 @@ impl tpack_signed_attributes {
     /// The C view of `attributes`, with the signature entry's `payload` split into digests and signature
     /// (`None` for a stream's prefix).
     pub(crate) fn new(attributes: &SignedAttributes<'_>, parts: Option<(&[u8], &[u8])>) -> Self {
-        let none = tpack_bytes { data: core::ptr::null(), len: 0 };
+        let none = tpack_bytes::empty();
         let (digests, signature) =
             parts.map_or((none, none), |(d, s)| (tpack_bytes::new(d), tpack_bytes::new(s)));
         tpack_signed_attributes {

@@ -34,19 +34,28 @@ impl tpack_str {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_bytes {
-    /// The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
-    /// entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-    /// `data` and its coming length in `len`; an event without bytes, and an absent part of
-    /// `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
-    /// and `len` 0.
+    /// The first byte. Never NULL in bytes this library writes: empty bytes (an event without bytes, the
+    /// payload of a decoder's prefix entry, which has not arrived yet, an absent part of
+    /// `tpack_signed_attributes`) point to a static byte, with `len` 0, so that `memcpy(dst, b.data, b.len)`
+    /// is always defined.
     pub data: *const u8,
     /// The number of bytes.
     pub len: usize,
 }
 
+/// What empty [`tpack_bytes`] point to: a byte of the library's own, never read.
+static NO_BYTES: [u8; 1] = [0];
+
 impl tpack_bytes {
     pub(crate) fn new(b: &[u8]) -> Self {
-        tpack_bytes { data: b.as_ptr(), len: b.len() }
+        // An empty slice's pointer may be dangling (not NULL, but no byte either): the static byte instead.
+        let data = if b.is_empty() { NO_BYTES.as_ptr() } else { b.as_ptr() };
+        tpack_bytes { data, len: b.len() }
+    }
+
+    /// Empty bytes, at the static byte.
+    pub(crate) fn empty() -> Self {
+        tpack_bytes::new(&[])
     }
 }
 
