@@ -325,8 +325,9 @@
 #define TPACK_DECODER_ALIGN 8
 
 // The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
-// and checksums (`tpack_decoder_buffer_needed`) — which `tpack_decoder_decode` reports as
-// `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
+// and checksums (`tpack_decoder_buffer_needed`), and while a nested container is received its own
+// (`tpack_decoder_stream_buffer_needed` covers them all) — which `tpack_decoder_decode` reports as
+// `TPACK_RESULT_BUFFER_TOO_SMALL` once the stream tells it: `tpack_decoder_grow` then lets it go on.
 #define TPACK_DECODER_MIN_BUFFER 160
 
 // Bytes of caller storage a saved decoder state needs (on every target).
@@ -483,11 +484,10 @@ typedef struct tpack_str {
 
 // Bytes borrowed from a container or a chunk: `len` bytes at `data`.
 typedef struct tpack_bytes {
-  // The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
-  // entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-  // `data` and its coming length in `len`; an event without bytes, and an absent part of
-  // `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
-  // and `len` 0.
+  // The first byte. Never NULL in bytes this library writes: empty bytes (an event without bytes, the
+  // payload of a decoder's prefix entry, which has not arrived yet, an absent part of
+  // `tpack_signed_attributes`) point to a static byte, with `len` 0, so that `memcpy(dst, b.data, b.len)`
+  // is always defined.
   const uint8_t *data;
   // The number of bytes.
   size_t len;
@@ -664,6 +664,9 @@ typedef struct tpack_entry {
   struct tpack_bytes payload;
   // The payload's offset from the container's first byte.
   uint64_t offset;
+  // The payload's length in bytes: `payload.len`, also for an entry of a decoder's prefix, whose payload
+  // has not arrived (its `payload` is empty).
+  uint64_t length;
   // The load address; meaningful only when `has_target`.
   uint64_t target;
   // The dimensions, outermost first; `dims[rank..]` are 0.
@@ -689,8 +692,8 @@ typedef struct tpack_decoder {
   uint64_t opaque[128];
 } tpack_decoder;
 
-// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty, with a NULL
-// `data`).
+// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty: `len` 0, `data`
+// not NULL).
 typedef struct tpack_event {
   // What happened.
   tpack_event_kind kind;
@@ -1063,22 +1066,25 @@ tpack_result tpack_container_nested(const struct tpack_container *container,
 uint32_t tpack_builtin_algorithms(void);
 
 // Fills `out_storage` with a decoder that keeps what it must in `buffer` (`buffer_len` bytes): for a stream
-// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
-// container while it is received.
+// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums (`tpack_decoder_buffer_needed`), and
+// while a nested container is received its own on top (`tpack_decoder_stream_buffer_needed`). A buffer that
+// turns out too small is grown with `tpack_decoder_grow`.
 //
 // The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
 // zeroes the buffer first (so it may be uninitialized memory), once.
 //
 // # Errors
-// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
-// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+// `out_error->value`), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`buffer_len` above
+// `PTRDIFF_MAX`), `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 //
 // # Safety
 // `out_storage` must point to a writable `tpack_decoder`, `buffer` to `buffer_len` writable bytes that no one
-// else uses while the decoder is used.
+// else uses while the decoder is used; `out_error` is NULL or points to a writable `tpack_error`.
 tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
                                 uint8_t *buffer,
-                                size_t buffer_len);
+                                size_t buffer_len,
+                                struct tpack_error *out_error);
 
 // Feeds the decoder from `chunk` (`len` bytes): consumes a prefix of it, writes how many bytes to `out_used`
 // and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
@@ -1089,9 +1095,12 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 // for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 //
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER`, `TPACK_RESULT_BUFFER_TOO_SMALL` (`out_error->value` is the buffer length
-// needed), `TPACK_RESULT_DECODER_FINISHED`; after one of these the decoder is stopped and returns it again.
-// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+// `TPACK_RESULT_INVALID_CONTAINER` and `TPACK_RESULT_DECODER_FINISHED`: the decoder is stopped and returns
+// it again. `TPACK_RESULT_BUFFER_TOO_SMALL`, `out_error->value` the buffer length the stream needs so far:
+// not final, and nothing is lost. As the exception to the out-parameter rule, `*out_used` then receives the
+// bytes of the chunk consumed before the buffer ran short (their events were given); call
+// `tpack_decoder_grow` with at least `value` bytes and go on with `chunk + *out_used` (until then the call
+// returns the same). A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
 //
 // # Safety
 // `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
@@ -1140,23 +1149,70 @@ tpack_result tpack_decoder_is_doomed(const struct tpack_decoder *decoder,
 tpack_result tpack_decoder_position(const struct tpack_decoder *decoder,
                                     uint64_t *out_position);
 
-// Writes the buffer length a stream needs whose first bytes (at least its 160-byte header) are `header`
-// (`len` bytes): to size the buffer before `tpack_decoder_init`.
+// Writes the buffer length the container needs whose first bytes (at least its 160-byte header) are
+// `header` (`len` bytes): its prefix, trailer and checksums, to size the buffer before `tpack_decoder_init`.
+// That is the whole stream's need when it has no `CONTAINER` entry; otherwise
+// `tpack_decoder_stream_buffer_needed`, from `TPACK_EVENT_PREFIX` on, tells the need with the nested
+// containers.
 //
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together (rule 0: the
-// decoder or a parse names the rule), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`.
+// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, with the
+// rule in `out_error` (R1–R7, R10–R12: what a decoder fed them reports, at once or at the end),
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
 //
 // # Safety
-// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`.
+// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`; `out_error` is NULL or
+// points to a writable `tpack_error`.
 tpack_result tpack_decoder_buffer_needed(const uint8_t *header,
                                          size_t len,
-                                         uint64_t *out_needed);
+                                         uint64_t *out_needed,
+                                         struct tpack_error *out_error);
+
+// Writes a buffer length that suffices for the rest of the stream, nested containers included, once
+// `TPACK_EVENT_PREFIX` has come: the container's own need (`tpack_decoder_buffer_needed`) plus, for its
+// largest `CONTAINER` entry of `len` bytes, `len + 4 * (len / 108)` (an upper bound on what it and the
+// containers nested in it keep at once). Exact for a stream without `CONTAINER` entries. Grow the buffer to
+// it (`tpack_decoder_grow`) before feeding on, and `TPACK_RESULT_BUFFER_TOO_SMALL` does not come.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix has arrived (or when it broke a rule: nothing nested is then
+// decoded, and the buffer already suffices), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_needed` to a writable `uint64_t`.
+tpack_result tpack_decoder_stream_buffer_needed(const struct tpack_decoder *decoder,
+                                                uint64_t *out_needed);
+
+// Moves the decoder in `decoder` to `buffer` (`buffer_len` bytes, at least the current buffer's length):
+// copies the bytes it keeps there and zeroes the rest (so it may be uninitialized memory). After
+// `TPACK_RESULT_BUFFER_TOO_SMALL`, a buffer of at least its `value` bytes lets the decoder go on; at any
+// time, one of `tpack_decoder_stream_buffer_needed` bytes covers the rest of the stream.
+//
+// `buffer` may be the current buffer, longer (a larger part of the same array: nothing is copied), or
+// memory apart from it; once the call returns, the decoder no longer uses the old buffer (free it then —
+// not before, and not with `realloc`, whose old block this call would read after it was freed).
+//
+// # Errors
+// `TPACK_RESULT_SHORT_STORAGE` when `buffer_len` is below the current buffer's length (that length in
+// `out_error->value`); `TPACK_RESULT_BAD_ARGUMENT` for a `buffer_len` above `PTRDIFF_MAX` or a `buffer` that
+// overlaps the current one without starting where it starts; a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+// On failure the decoder is unchanged.
+//
+// # Safety
+// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
+// call; `buffer` to `buffer_len` writable bytes that no one else uses while the decoder is used; `out_error`
+// is NULL or points to a writable `tpack_error`.
+tpack_result tpack_decoder_grow(struct tpack_decoder *decoder,
+                                uint8_t *buffer,
+                                size_t buffer_len,
+                                struct tpack_error *out_error);
 
 // Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
 // it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
-// many bytes were consumed (`len` on success; up to the event the callback stopped at, or the bytes consumed
-// before an error, otherwise).
+// many bytes were consumed — also on failure, the exception to the out-parameter rule: `len` on success;
+// otherwise up to the event the callback stopped at, or the bytes consumed before an error (for
+// `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were given: grow the buffer and feed
+// `chunk + *out_used` to go on).
 //
 // # Errors
 // As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
@@ -1185,8 +1241,9 @@ tpack_result tpack_decoder_prefix_entry_count(const struct tpack_decoder *decode
                                               size_t *out_count);
 
 // Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
-// name, dtype, shape, alignment, target and offset as for a parsed container; `payload.data` is NULL and
-// `payload.len` the payload's length, and `checksum` is 0 (the trailer comes last). The name points into the
+// name, dtype, shape, alignment, target, offset and `length` as for a parsed container; `payload` is empty
+// (`len` 0, `data` not NULL: the bytes come with the payload events), and `checksum` is 0 (the trailer comes
+// last). The name points into the
 // decoder's buffer: valid while the decoder and its buffer are.
 //
 // # Errors
@@ -1263,9 +1320,10 @@ tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
                                 struct tpack_decoder_state *out_state);
 
 // Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
-// it must in `buffer`, which must hold what the saved decoder's buffer held (its first
-// `tpack_decoder_buffer_needed` bytes at least). Feed it the stream from the saved position on. A buffer
-// whose bytes differ gives a wrong verdict, never undefined behaviour.
+// it must in `buffer`, which must hold what the saved decoder's buffer held at its start (it may be longer:
+// a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once it has
+// the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes differ gives
+// a wrong verdict, never undefined behaviour.
 //
 // # Errors
 // As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
@@ -1276,7 +1334,8 @@ tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
 tpack_result tpack_decoder_resume(struct tpack_decoder *out_storage,
                                   uint8_t *buffer,
                                   size_t buffer_len,
-                                  const struct tpack_decoder_state *state);
+                                  const struct tpack_decoder_state *state,
+                                  struct tpack_error *out_error);
 
 // A fixed message for every result code (a static, NUL-terminated string; never NULL).
 const char *tpack_result_message(uint32_t result);
@@ -1670,9 +1729,11 @@ const char *tpack_rule_name(uint32_t number);
 
 // Fills `out_storage` with a push decoder that authenticates the stream against `policy` (at most
 // `TPACK_SIGNED_DECODER_MAX_KEYS` trusted keys) with `crypto` (NULL: the built-in one), keeping its state in
-// `buffer` (as `tpack_decoder_init`) and the entries' digests in `digests` (32 bytes per entry: a stream with
-// more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`, `needed` in
-// `out_error->value`, when its prefix arrives).
+// `buffer` (as `tpack_decoder_init`: `tpack_signed_decoder_grow` grows it, `tpack_signed_decoder_decode`
+// reports it too small as `tpack_decoder_decode` does) and the entries' digests in `digests` (32 bytes per
+// entry: a stream with more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`,
+// `needed` in `out_error->value`, when its prefix arrives — that one final, since the digests of a signed
+// stream are hashed from its prefix on).
 //
 // Events are those of `tpack_decoder_decode`, except that a stream refused from its prefix (R58 to R62)
 // releases **no event at all** from its prefix on, so that nothing is erased or written for it:
@@ -1684,28 +1745,32 @@ const char *tpack_rule_name(uint32_t number);
 // which may go) and to `crypto`'s callbacks and `user`: they must stay valid while the decoder is used.
 //
 // # Errors
-// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` or a policy of more than
-// `TPACK_SIGNED_DECODER_MAX_KEYS` keys; `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`;
-// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+// `out_error->value`) or a policy of more than `TPACK_SIGNED_DECODER_MAX_KEYS` keys;
+// `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`; `TPACK_RESULT_NULL_ARGUMENT`,
+// `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 //
 // # Safety
 // `out_storage` must point to a writable `tpack_signed_decoder`; `buffer` and `digests` to `buffer_len` and
 // `digests_len` writable bytes that no one else uses while the decoder is used; `policy` to a readable
 // `tpack_policy` whose keys and strings stay valid and unchanged while the decoder is used; `crypto` be NULL
-// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used.
+// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used; `out_error`
+// is NULL or points to a writable `tpack_error`.
 tpack_result tpack_signed_decoder_init(struct tpack_signed_decoder *out_storage,
                                        uint8_t *buffer,
                                        size_t buffer_len,
                                        uint8_t *digests,
                                        size_t digests_len,
                                        const struct tpack_policy *policy,
-                                       const struct tpack_crypto *crypto);
+                                       const struct tpack_crypto *crypto,
+                                       struct tpack_error *out_error);
 
 // As `tpack_decoder_decode`, authenticating as it goes; once the stream is refused from its prefix it
 // consumes its input and gives `TPACK_EVENT_NONE` (no `TPACK_EVENT_PREFIX` either).
 //
 // # Errors
-// As `tpack_decoder_decode`.
+// As `tpack_decoder_decode` (`*out_used` written on `TPACK_RESULT_BUFFER_TOO_SMALL`: grow the buffer with
+// `tpack_signed_decoder_grow` and go on with `chunk + *out_used`).
 //
 // # Safety
 // As `tpack_decoder_decode`, for a `tpack_signed_decoder`.
@@ -1743,6 +1808,29 @@ tpack_result tpack_signed_decoder_finish(struct tpack_signed_decoder *decoder,
 // `decoder` must point to a filled `tpack_signed_decoder`, `out_doomed` to a writable `bool`.
 tpack_result tpack_signed_decoder_is_doomed(const struct tpack_signed_decoder *decoder,
                                             bool *out_doomed);
+
+// As `tpack_decoder_grow`, for a signed decoder's buffer (not its digests); the authentication goes on.
+//
+// # Errors
+// As `tpack_decoder_grow`.
+//
+// # Safety
+// As `tpack_decoder_grow`, for a `tpack_signed_decoder`.
+tpack_result tpack_signed_decoder_grow(struct tpack_signed_decoder *decoder,
+                                       uint8_t *buffer,
+                                       size_t buffer_len,
+                                       struct tpack_error *out_error);
+
+// As `tpack_decoder_stream_buffer_needed`, for a signed decoder's buffer (its digests need 32 bytes per
+// entry of the prefix).
+//
+// # Errors
+// As `tpack_decoder_stream_buffer_needed`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_needed` to a writable `uint64_t`.
+tpack_result tpack_signed_decoder_stream_buffer_needed(const struct tpack_signed_decoder *decoder,
+                                                       uint64_t *out_needed);
 
 // Writes how many bytes of the stream the decoder has consumed.
 //

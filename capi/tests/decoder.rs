@@ -132,7 +132,10 @@ fn check_prefix(d: *const tpack_decoder, c: &tpack_container, file: &str) {
                 (e.dtype, e.rank, e.dims, e.alignment, e.offset, e.position, e.has_target, e.target),
                 "{file}: entry {i}"
             );
-            assert!(p.payload.data.is_null() && p.payload.len == e.payload.len, "{file}: entry {i} payload");
+            assert!(
+                !p.payload.data.is_null() && p.payload.len == 0 && p.length == e.payload.len as u64,
+                "{file}: entry {i} payload"
+            );
             let mut found = MaybeUninit::<tpack_entry>::uninit();
             assert_eq!(tpack_decoder_prefix_find(d, p.name.data, p.name.len, found.as_mut_ptr()), OK);
             assert_eq!(found.assume_init().position, p.position);
@@ -170,7 +173,12 @@ fn fed_with_a_callback_saved_and_resumed_the_decoder_agrees_with_the_reader() {
         let mut seen = Seen::default();
         let mut d = Box::<tpack_decoder>::new_uninit();
         // SAFETY: writable storage; the buffer outlives the decoder and is not touched meanwhile.
-        assert_eq!(unsafe { tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()) }, OK);
+        assert_eq!(
+            unsafe {
+                tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut())
+            },
+            OK
+        );
         let half = bytes.len() / 2;
         let mut verdict = None;
         let mut resumed_buffer: Vec<u8>;
@@ -190,6 +198,7 @@ fn fed_with_a_callback_saved_and_resumed_the_decoder_agrees_with_the_reader() {
                         resumed_buffer.as_mut_ptr(),
                         resumed_buffer.len(),
                         state.as_ptr(),
+                        std::ptr::null_mut(),
                     )
                 };
                 assert_eq!(r, OK);
@@ -263,7 +272,12 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
     let mut buffer = vec![0u8; 1 << 16];
     let mut d = Box::<tpack_decoder>::new_uninit();
     // SAFETY: writable storage and buffer.
-    assert_eq!(unsafe { tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()) }, OK);
+    assert_eq!(
+        unsafe {
+            tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut())
+        },
+        OK
+    );
     let mut seen = Seen { stop_with: Some(-7), ..Seen::default() };
     // The first event (the prefix) stops the feed: IO, the callback's number, the bytes up to the event used.
     let (r, _, value) = feed(d.as_mut_ptr(), &bytes, &mut seen).expect_err("stopped");
@@ -287,7 +301,10 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
     let mut d = Box::<tpack_decoder>::new_uninit();
     // SAFETY: writable storage and buffer; then the calls under test, with writable outputs.
     unsafe {
-        assert_eq!(tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(
+            tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+            OK
+        );
         assert_eq!(
             tpack_decoder_prefix_entry_count(d.as_ptr(), &mut n),
             tpack_result::TPACK_RESULT_NOT_FOUND
@@ -304,7 +321,13 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
         );
         assert_eq!(r, tpack_result::TPACK_RESULT_NULL_ARGUMENT);
         let zeroed: Box<tpack_decoder_state> = Box::new(std::mem::zeroed());
-        let r = tpack_decoder_resume(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), &*zeroed);
+        let r = tpack_decoder_resume(
+            d.as_mut_ptr(),
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &*zeroed,
+            std::ptr::null_mut(),
+        );
         assert_eq!(r, tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE);
     }
 }

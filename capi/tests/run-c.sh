@@ -50,6 +50,18 @@ if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
     "$out/signed-clang" "$out/signed.list" "$root/spec/vectors"
 fi
 
+# The push decoder's contracts (decoder_contracts.c): the buffer announced and grown for the nested vectors,
+# SHORT_STORAGE's length, the rule of a refused header, never-NULL bytes; with each C compiler.
+"$cc" -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+    -I "$capi/include" "$capi/tests/c/decoder_contracts.c" "$out/libtpack.a" $libs -o "$out/decoder_contracts"
+"$out/decoder_contracts" "$root/spec/vectors/valid"
+if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
+    clang -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+        -I "$capi/include" "$capi/tests/c/decoder_contracts.c" "$out/libtpack.a" $libs -o "$out/decoder_contracts-clang"
+    printf 'clang: '
+    "$out/decoder_contracts-clang" "$root/spec/vectors/valid"
+fi
+
 # C++: the header used from C++17 code (smoke.cpp), with g++ (or $CXX) and with clang++.
 cxx=${CXX:-g++}
 "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic $sanitize \

@@ -850,6 +850,7 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
             digests.len(),
             policy,
             crypto,
+            std::ptr::null_mut(),
         )
     };
     assert_eq!(r, OK);
@@ -1035,6 +1036,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
                     digests.len(),
                     policy,
                     std::ptr::null(),
+                    std::ptr::null_mut(),
                 )
             }
         };
@@ -1085,7 +1087,10 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
         );
         // A plain decoder is not a signed one.
         let mut plain = MaybeUninit::<tpack_decoder>::uninit();
-        assert_eq!(tpack_decoder_init(plain.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(
+            tpack_decoder_init(plain.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+            OK
+        );
         assert_eq!(
             tpack_signed_decoder_is_doomed(plain.as_ptr().cast(), &mut doomed),
             tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE

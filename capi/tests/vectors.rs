@@ -451,7 +451,12 @@ fn the_decoder_agrees_with_the_reader_on_every_vector() {
         let bytes = read(file);
         let mut d = MaybeUninit::<tpack_decoder>::uninit();
         // SAFETY: writable storage; the buffer outlives the decoder and is not touched meanwhile.
-        assert_eq!(unsafe { tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()) }, OK);
+        assert_eq!(
+            unsafe {
+                tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut())
+            },
+            OK
+        );
         let mut payload = Vec::new();
         let mut stopped = None;
         'feed: for chunk in bytes.chunks(13) {
