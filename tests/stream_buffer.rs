@@ -155,11 +155,7 @@ fn the_announced_buffer_suffices_for_every_vector() {
         for chunk in [3, 4096] {
             let (verdict, run) = decode(bytes, chunk, header_need as usize, true);
             let name = &case.name;
-            assert_eq!(
-                verdict,
-                expected.clone().map_err(DecodeError::Invalid),
-                "{name} in {chunk}-byte chunks"
-            );
+            assert_eq!(verdict, expected.map_err(DecodeError::Invalid), "{name} in {chunk}-byte chunks");
             if run.announced.is_some() {
                 assert_eq!(run.asked, [] as [u64; 0], "{name}: the announced buffer sufficed");
             }

@@ -47,15 +47,15 @@ pub struct tpack_bytes {
 static NO_BYTES: [u8; 1] = [0];
 
 impl tpack_bytes {
+    /// The bytes of `b`: never NULL (a Rust slice's pointer never is), and for an empty part of a container
+    /// a pointer into it.
     pub(crate) fn new(b: &[u8]) -> Self {
-        // An empty slice's pointer may be dangling (not NULL, but no byte either): the static byte instead.
-        let data = if b.is_empty() { NO_BYTES.as_ptr() } else { b.as_ptr() };
-        tpack_bytes { data, len: b.len() }
+        tpack_bytes { data: b.as_ptr(), len: b.len() }
     }
 
-    /// Empty bytes, at the static byte.
+    /// Empty bytes that are part of nothing: at the static byte.
     pub(crate) fn empty() -> Self {
-        tpack_bytes::new(&[])
+        tpack_bytes { data: NO_BYTES.as_ptr(), len: 0 }
     }
 }
 

@@ -395,7 +395,7 @@ static tpack_result feed_resumed(const uint8_t *bytes, size_t len, uint32_t *rul
             for (size_t i = 0; i < count; i++) {
                 tpack_entry e, found;
                 CHECK_RESULT(tpack_decoder_prefix_entry(cur, i, &e), TPACK_RESULT_OK);
-                CHECK(e.payload.data == NULL && e.position == i && e.rank <= 8);
+                CHECK(e.payload.data != NULL && e.payload.len == 0 && e.position == i && e.rank <= 8);
                 CHECK_RESULT(tpack_decoder_prefix_find(cur, e.name.data, e.name.len, &found), TPACK_RESULT_OK);
                 CHECK(found.position == i);
             }
