@@ -50,7 +50,8 @@
 //! # Resuming
 //!
 //! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
-//! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on.
+//! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on. The
+//! buffer may then be longer than it was, as after [`DecodeError::BufferTooSmall`].
 
 mod authenticate;
 mod level;
