@@ -294,3 +294,63 @@ fn a_nested_header_claiming_more_than_its_entry_asks_no_more_than_the_entry() {
         assert_eq!(run.asked, [] as [u64; 0]);
     }
 }
+
+/// Where the nested vectors' `CONTAINER` entries lie, and their headers: the bytes a damage below targets.
+fn nested_ranges(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let c = Container::parse(bytes).unwrap();
+    c.entries()
+        .filter(|e| e.dtype() == Dtype::CONTAINER)
+        .map(|e| e.range().start as usize..e.range().end as usize)
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 1000 }))]
+
+    /// Nested containers damaged anywhere — their headers' lengths and sections included, made to claim up to
+    /// a terabyte more than their entry holds — behind a sound outer prefix: the decoder grown as it asks from
+    /// 160 bytes gives the reader's verdict, never asks more than the prefix announced, and with the announced
+    /// buffer asks nothing.
+    #[test]
+    fn damaged_nested_containers_stay_within_the_announced_buffer(
+        which in proptest::prelude::any::<proptest::sample::Index>(),
+        inner in proptest::prelude::any::<proptest::sample::Index>(),
+        edits in proptest::collection::vec(
+            (proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>()),
+            0..4,
+        ),
+        extra in proptest::prop_oneof![proptest::strategy::Just(0u64), 0u64..4096, 0u64..(1 << 40)],
+        chunk in 1usize..300,
+    ) {
+        let vectors = nested_vectors();
+        let (name, mut bytes) = vectors[which.index(vectors.len())].clone();
+        let ranges = nested_ranges(&bytes);
+        let range = ranges[inner.index(ranges.len())].clone();
+        if extra > 0 {
+            // The nested header claims `extra` more bytes of metadata, its sections still holding together.
+            let (header, _) = Header::mut_from_prefix(&mut bytes[range.clone()]).unwrap();
+            header.total_len.set(header.total_len.get().wrapping_add(extra));
+            let [.., metadata, payloads, trailer] = &mut header.sections;
+            metadata.length.set(metadata.length.get().wrapping_add(extra));
+            payloads.offset.set(payloads.offset.get().wrapping_add(extra));
+            trailer.offset.set(trailer.offset.get().wrapping_add(extra));
+        }
+        for (at, byte) in edits {
+            bytes[range.start + at.index(range.len())] = byte;
+        }
+        let (expected, payloads) = reference(&bytes);
+        let (verdict, run) = decode(&bytes, chunk, 160, false);
+        proptest::prop_assert_eq!(verdict, expected.map_err(DecodeError::Invalid), "{} grown as asked", name);
+        if let Some(announced) = run.announced {
+            let most = run.asked.iter().max().copied().unwrap_or(0);
+            proptest::prop_assert!(most <= announced, "{}: asked {}, announced {}", name, most, announced);
+        }
+        if verdict.is_ok() {
+            proptest::prop_assert_eq!(&run.payloads, &payloads);
+        }
+        let header_need = Decoder::buffer_needed(&bytes).unwrap() as usize;
+        let (verdict, run) = decode(&bytes, chunk, header_need, true);
+        proptest::prop_assert_eq!(verdict, expected.map_err(DecodeError::Invalid), "{} announced", name);
+        proptest::prop_assert!(run.asked.is_empty(), "{}: asked {:?} after the announced buffer", name, run.asked);
+    }
+}
