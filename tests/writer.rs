@@ -297,10 +297,15 @@ fn finishing_early_is_refused_and_leaves_no_valid_file() {
 
 #[test]
 fn the_one_pass_writer_needs_every_length() {
+    // Refused when declared, naming the entry (not later, when payloads begin), and the writer is poisoned.
     let mut pipe = PipeSink::default();
     let mut w = StreamWriter::new(&mut pipe, VecBookkeeping);
-    w.declare(EntryDecl::open_ended("code", Dtype::RAW)).unwrap();
-    assert_eq!(w.write(&[1]), Err(WriteError::UnknownLength { entry: 0 }));
+    w.declare(EntryDecl::new("w", Dtype::U8, &[1])).unwrap();
+    assert_eq!(
+        w.declare(EntryDecl::open_ended("code", Dtype::RAW)),
+        Err(WriteError::UnknownLength { entry: 1 })
+    );
+    assert_eq!(w.write(&[1]), Err(WriteError::Poisoned));
 }
 
 #[test]

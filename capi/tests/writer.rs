@@ -171,6 +171,23 @@ fn meta(w: *mut tpack_writer, key: &str, value_type: u8, value: &[u8]) -> tpack_
     }
 }
 
+fn meta_error(w: *mut tpack_writer, key: &[u8], value_type: u8, value: &[u8]) -> (tpack_result, tpack_error) {
+    let mut e = error();
+    // SAFETY: a filled writer; readable key and value; a writable error.
+    let r = unsafe {
+        tpack_writer_metadata(
+            w,
+            key.as_ptr().cast(),
+            key.len(),
+            value_type,
+            value.as_ptr(),
+            value.len(),
+            &mut e,
+        )
+    };
+    (r, e)
+}
+
 #[test]
 fn a_written_container_reads_back_as_declared() {
     let mut out: Vec<u8> = Vec::new();
@@ -309,6 +326,18 @@ fn an_open_ended_entry_needs_the_seekable_writer() {
     let mut out: Vec<u8> = Vec::new();
     let mut w = writer(Some(into_vec), (&raw mut out).cast());
     assert_eq!(write_sample(w.ptr(), true), tpack_result::TPACK_RESULT_WRITER_MISUSE);
+    // Refused when declared, naming the entry, not later when the payloads begin.
+    let mut w = writer(Some(into_vec), (&raw mut out).cast());
+    let mut d = decl("code", TPACK_DTYPE_RAW, &[]);
+    d.open_ended = true;
+    let mut e = error();
+    // SAFETY: a filled writer, readable arguments, a writable error.
+    unsafe {
+        assert_eq!(tpack_writer_declare(w.ptr(), &decl("w", 14, &[1]), &mut e), OK);
+        assert_eq!(tpack_writer_declare(w.ptr(), &d, &mut e), tpack_result::TPACK_RESULT_WRITER_MISUSE);
+    }
+    assert_eq!((e.entry, e.rule), (1, 0));
+    assert!(out.is_empty(), "nothing was written");
     // Open-ended is RAW only: a U8 entry without a length is refused when declared.
     let mut file = File::default();
     let mut w = seek_writer(&mut file);
@@ -467,24 +496,66 @@ fn misuse_and_failures_give_their_codes() {
         tpack_result::TPACK_RESULT_NULL_ARGUMENT
     );
 
-    // Bad values for their types.
+    // Bad values for their types: each names the rule a container holding it would break, and the record (in
+    // declaration order); found before the writer sees the value, so the writer goes on.
     let mut w = writer(Some(into_vec), (&raw mut out).cast());
     let w = w.ptr();
-    assert_eq!(meta(w, "b", 4, &[2]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    // The inline types cross at their native width: a `bool` is one byte, a `u64` eight.
-    assert_eq!(meta(w, "b", 4, &[1, 0, 0, 0, 0, 0, 0, 0]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "b", 4, &[]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "u", 1, &[0; 7]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "f", 3, &[0; 9]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "s", 5, b"\xff"), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "u", 20, &[1, 2, 3]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "x", 10, &[1, 0, 0]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "x", 10, &[1, 0, 0, 0, 0xff]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "x", 26, &array_item(11, &[1])), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    assert_eq!(meta(w, "x", 200, &[]), tpack_result::TPACK_RESULT_BAD_ARGUMENT);
-    // An empty key breaks R42, and poisons the writer.
-    assert_eq!(meta(w, "", 1, &[0; 8]), tpack_result::TPACK_RESULT_INVALID_CONTAINER);
+    let cases: &[(&str, u8, &[u8], u32)] = &[
+        ("b", 4, &[2], 48),
+        // The inline types cross at their native width: a `bool` is one byte, a `u64` eight.
+        ("b", 4, &[1, 0, 0, 0, 0, 0, 0, 0], 47),
+        ("b", 4, &[], 47),
+        ("u", 1, &[0; 7], 47),
+        ("f", 3, &[0; 9], 47),
+        ("s", 5, b"\xff", 49),
+        ("u", 20, &[1, 2, 3], 47),
+        ("x", 10, &[1, 0, 0], 47),
+        ("x", 10, &[1, 0, 0, 0, 0xff], 49),
+        ("x", 25, &[0, 1, 2], 48),
+    ];
+    for &(key, value_type, value, rule) in cases {
+        let (r, found) = meta_error(w, key.as_bytes(), value_type, value);
+        assert_eq!(
+            (r, found.rule, found.record),
+            (tpack_result::TPACK_RESULT_INVALID_CONTAINER, rule, 0),
+            "{key} {value_type}"
+        );
+    }
+    let item = array_item(11, &[1]);
+    assert_eq!(meta_error(w, b"x", 26, &item).1.rule, 47);
+    for code in [99u8, 200] {
+        let (r, found) = meta_error(w, b"x", code, &[]);
+        assert_eq!(
+            (r, found.rule, found.value),
+            (tpack_result::TPACK_RESULT_INVALID_CONTAINER, 46, u64::from(code))
+        );
+    }
+    let (r, found) = meta_error(w, b"\xffkey", 1, &[0; 8]);
+    assert_eq!((r, found.rule, found.record), (tpack_result::TPACK_RESULT_INVALID_CONTAINER, 43, 0));
+    assert_eq!(meta(w, "fine", 1, &[0; 8]), OK, "the refusals above left the writer usable");
+    // An empty key breaks R42 (record 1: one value is declared), and poisons the writer.
+    let (r, found) = meta_error(w, b"", 1, &[0; 8]);
+    assert_eq!((r, found.rule, found.record), (tpack_result::TPACK_RESULT_INVALID_CONTAINER, 42, 1));
     assert_eq!(meta(w, "ok", 1, &[0; 8]), tpack_result::TPACK_RESULT_WRITER_POISONED);
+
+    // A name that is not UTF-8 breaks R18 and a rank above 8 R23, both with the entry's index.
+    let mut w = writer(Some(into_vec), (&raw mut out).cast());
+    let w = w.ptr();
+    let dims = [1u64; 9];
+    // SAFETY: a filled writer, readable arguments, a writable error.
+    unsafe {
+        assert_eq!(tpack_writer_declare(w, &decl("w", 14, &[1]), &mut e), OK);
+        let bad = b"\xfe";
+        let mut d = decl("", 14, &[1]);
+        d.name = tpack_str { data: bad.as_ptr().cast(), len: 1 };
+        assert_eq!(tpack_writer_declare(w, &d, &mut e), tpack_result::TPACK_RESULT_INVALID_CONTAINER);
+        assert_eq!((e.rule, e.entry), (18, 1));
+        assert_eq!(
+            tpack_writer_declare(w, &decl("r", 14, &dims), &mut e),
+            tpack_result::TPACK_RESULT_INVALID_CONTAINER
+        );
+        assert_eq!((e.rule, e.entry, e.value), (23, 1, 9));
+    }
 
     // A payload shorter than declared.
     let mut w = writer(Some(into_vec), (&raw mut out).cast());
