@@ -2043,6 +2043,299 @@ tpack_result tpack_writer_metadata_copy(struct tpack_writer *writer,
                                         const struct tpack_meta_value *value,
                                         struct tpack_error *out_error);
 
+// Declares a `u8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      uint8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `i8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      int8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `u16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       float value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       double value,
+                                       struct tpack_error *out_error);
+
+// Declares a `bool` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_bool(struct tpack_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        bool value,
+                                        struct tpack_error *out_error);
+
+// Declares a `u8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint8_t`.
+tpack_result tpack_writer_metadata_u8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const uint8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `i8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int8_t`.
+tpack_result tpack_writer_metadata_i8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const int8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `u16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint16_t`.
+tpack_result tpack_writer_metadata_u16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int16_t`.
+tpack_result tpack_writer_metadata_i16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint32_t`.
+tpack_result tpack_writer_metadata_u32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int32_t`.
+tpack_result tpack_writer_metadata_i32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint64_t`.
+tpack_result tpack_writer_metadata_u64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int64_t`.
+tpack_result tpack_writer_metadata_i64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `float`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `float`.
+tpack_result tpack_writer_metadata_f32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const float *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `double`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `double`.
+tpack_result tpack_writer_metadata_f64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const double *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
 // Declares a `bool[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
 // values at `values` (NULL when `n` is 0), read as bytes.
 //

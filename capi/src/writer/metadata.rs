@@ -145,84 +145,458 @@ pub unsafe extern "C" fn tpack_writer_metadata_copy(
     unsafe { declare(writer, key, key_len, out_error, &mut build) }
 }
 
-/// One typed scalar setter: `$name(writer, key, key_len, value, out_error)` declares `MetaValue::$variant`.
-macro_rules! scalar_setters {
-    ($($name:ident($t:ty) => $variant:ident, $what:literal;)*) => {$(
-        #[doc = concat!("Declares a `", $what, "` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).")]
-        ///
-        /// # Errors
-        /// As `tpack_writer_metadata` (R42, R43 for the key).
-        ///
-        /// # Safety
-        /// As `tpack_writer_metadata`.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            writer: *mut tpack_writer,
-            key: *const c_char,
-            key_len: usize,
-            value: $t,
-            out_error: *mut tpack_error,
-        ) -> tpack_result {
-            // SAFETY: the caller's contract.
-            unsafe { declare(writer, key, key_len, out_error, &mut |_| Ok(Declared::Value(MetaValue::$variant(value)))) }
-        }
-    )*};
+/// Declares `value`, built from an argument passed by value: the path of the scalar setters.
+///
+/// # Safety
+/// As for [`declare`].
+unsafe fn scalar(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: MetaValue<'static>,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: this function's contract.
+    unsafe { declare(writer, key, key_len, out_error, &mut |_| Ok(Declared::Value(value))) }
 }
 
-scalar_setters! {
-    tpack_writer_metadata_u8(u8) => U8, "u8";
-    tpack_writer_metadata_i8(i8) => I8, "i8";
-    tpack_writer_metadata_u16(u16) => U16, "u16";
-    tpack_writer_metadata_i16(i16) => I16, "i16";
-    tpack_writer_metadata_u32(u32) => U32, "u32";
-    tpack_writer_metadata_i32(i32) => I32, "i32";
-    tpack_writer_metadata_u64(u64) => U64, "u64";
-    tpack_writer_metadata_i64(i64) => I64, "i64";
-    tpack_writer_metadata_f32(f32) => F32, "f32";
-    tpack_writer_metadata_f64(f64) => F64, "f64";
-    tpack_writer_metadata_bool(bool) => Bool, "bool";
+/// Declares the `n` values at `values` (NULL when `n` is 0) as `wrap` makes them a value: the path of the
+/// array setters.
+///
+/// # Safety
+/// As for [`declare`]; `values` must point to `n` readable `T`s.
+unsafe fn array<T>(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const T,
+    n: usize,
+    wrap: for<'a> fn(&'a [T]) -> Declared<'a>,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: this function's contract, for the duration of the call.
+    let mut build = |_| Ok(wrap(unsafe { input_of(values, n) }?));
+    // SAFETY: this function's contract.
+    unsafe { declare(writer, key, key_len, out_error, &mut build) }
 }
 
-/// One typed array setter: `$name(writer, key, key_len, values, n, out_error)` declares the `n` values at
-/// `values` (NULL when `n` is 0) as `$wrap`.
-macro_rules! array_setters {
-    ($($name:ident($t:ty) => $wrap:expr, $what:literal;)*) => {$(
-        #[doc = concat!("Declares a `", $what, "` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n` values at `values`, in the host's order (NULL when `n` is 0).")]
-        ///
-        /// # Errors
-        /// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for its
-        /// type.
-        ///
-        /// # Safety
-        /// As `tpack_writer_metadata`; `values` must point to `n` readable values.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            writer: *mut tpack_writer,
-            key: *const c_char,
-            key_len: usize,
-            values: *const $t,
-            n: usize,
-            out_error: *mut tpack_error,
-        ) -> tpack_result {
-            // SAFETY: the caller's contract, for the duration of the call.
-            let mut build = |_| Ok($wrap(unsafe { input_of(values, n) }?));
-            // SAFETY: the caller's contract.
-            unsafe { declare(writer, key, key_len, out_error, &mut build) }
-        }
-    )*};
+/// Declares a `u8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u8(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: u8,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::U8(value), out_error) }
 }
 
-array_setters! {
-    tpack_writer_metadata_u8_array(u8) => |a| Declared::Value(MetaValue::U8Array(a)), "u8[]";
-    tpack_writer_metadata_i8_array(i8) => |a| Declared::Value(MetaValue::I8Array(a)), "i8[]";
-    tpack_writer_metadata_u16_array(u16) => |a| Declared::Native(NativeArray::U16(a)), "u16[]";
-    tpack_writer_metadata_i16_array(i16) => |a| Declared::Native(NativeArray::I16(a)), "i16[]";
-    tpack_writer_metadata_u32_array(u32) => |a| Declared::Native(NativeArray::U32(a)), "u32[]";
-    tpack_writer_metadata_i32_array(i32) => |a| Declared::Native(NativeArray::I32(a)), "i32[]";
-    tpack_writer_metadata_u64_array(u64) => |a| Declared::Native(NativeArray::U64(a)), "u64[]";
-    tpack_writer_metadata_i64_array(i64) => |a| Declared::Native(NativeArray::I64(a)), "i64[]";
-    tpack_writer_metadata_f32_array(f32) => |a| Declared::Native(NativeArray::F32(a)), "f32[]";
-    tpack_writer_metadata_f64_array(f64) => |a| Declared::Native(NativeArray::F64(a)), "f64[]";
+/// Declares a `i8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i8(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: i8,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::I8(value), out_error) }
+}
+
+/// Declares a `u16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u16(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: u16,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::U16(value), out_error) }
+}
+
+/// Declares a `i16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i16(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: i16,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::I16(value), out_error) }
+}
+
+/// Declares a `u32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u32(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: u32,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::U32(value), out_error) }
+}
+
+/// Declares a `i32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i32(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: i32,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::I32(value), out_error) }
+}
+
+/// Declares a `u64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u64(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: u64,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::U64(value), out_error) }
+}
+
+/// Declares a `i64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i64(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: i64,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::I64(value), out_error) }
+}
+
+/// Declares a `f32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_f32(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: f32,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::F32(value), out_error) }
+}
+
+/// Declares a `f64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_f64(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: f64,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::F64(value), out_error) }
+}
+
+/// Declares a `bool` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+///
+/// # Errors
+/// As `tpack_writer_metadata` (R42, R43 for the key).
+///
+/// # Safety
+/// As `tpack_writer_metadata`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_bool(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    value: bool,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { scalar(writer, key, key_len, MetaValue::Bool(value), out_error) }
+}
+
+/// Declares a `u8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values` (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `uint8_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u8_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const u8,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Value(MetaValue::U8Array(a)), out_error) }
+}
+
+/// Declares a `i8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values` (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `int8_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i8_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const i8,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Value(MetaValue::I8Array(a)), out_error) }
+}
+
+/// Declares a `u16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint16_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `uint16_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u16_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const u16,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::U16(a)), out_error) }
+}
+
+/// Declares a `i16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int16_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `int16_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i16_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const i16,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::I16(a)), out_error) }
+}
+
+/// Declares a `u32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint32_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `uint32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u32_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const u32,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::U32(a)), out_error) }
+}
+
+/// Declares a `i32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int32_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `int32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i32_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const i32,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::I32(a)), out_error) }
+}
+
+/// Declares a `u64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint64_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_u64_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const u64,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::U64(a)), out_error) }
+}
+
+/// Declares a `i64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int64_t`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `int64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_i64_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const i64,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::I64(a)), out_error) }
+}
+
+/// Declares a `f32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `float`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `float`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_f32_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const f32,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::F32(a)), out_error) }
+}
+
+/// Declares a `f64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+/// values at `values`, in the host's byte order (NULL when `n` is 0).
+///
+/// # Errors
+/// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `double`.
+///
+/// # Safety
+/// As `tpack_writer_metadata`; `values` must point to `n` readable `double`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_metadata_f64_array(
+    writer: *mut tpack_writer,
+    key: *const c_char,
+    key_len: usize,
+    values: *const f64,
+    n: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    // SAFETY: the caller's contract.
+    unsafe { array(writer, key, key_len, values, n, |a| Declared::Native(NativeArray::F64(a)), out_error) }
 }
 
 /// Declares a `bool[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
