@@ -76,7 +76,8 @@ pub struct tpack_error {
     /// The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
     /// is not a broken rule.
     pub rule: u32,
-    /// The entry's position in the table (R55, R57, R64 too).
+    /// The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
+    /// was given that holds the broken container, directly or deeper down.
     pub entry: u32,
     /// The metadata record (R40–R49), or the block geometry record (R52).
     pub record: u32,
@@ -86,7 +87,8 @@ pub struct tpack_error {
     pub section: u32,
     /// R39: the rule the nested container breaks (0 otherwise).
     pub inner_rule: u32,
-    /// R39: the nested container's depth (0 otherwise).
+    /// R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
+    /// by the container the call was given; 0 otherwise).
     pub depth: u32,
     /// R13, R14, R50: the stored checksum (0 otherwise).
     pub stored: u32,

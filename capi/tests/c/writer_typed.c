@@ -3,7 +3,7 @@
  * another container, NUL-terminated names and keys, empty values as NULL with length 0, the generic
  * numeric-array reader, the final length after finish; and the writer's contracts: every value a container
  * could not hold names the rule it would break, an open-ended entry is refused by the one-pass writer when it
- * is declared.
+ * is declared; an error two containers down names the outer entry and its depth.
  *
  *   writer_typed FILE...
  *
@@ -468,9 +468,52 @@ static void contracts(void) {
     free(s.bytes);
 }
 
+/* ---- errors inside nested containers ------------------------------------------------------------------- */
+
+/* A container of the given one-dimensional entries, written as it is (a CONTAINER payload is not checked). */
+static void write_entries(sink *s, size_t n, const char *const names[], const uint16_t dtypes[],
+                          const uint8_t *const payloads[], const size_t lens[]) {
+    writer w;
+    tpack_error err;
+    writer_open(&w, s, 8, 1024);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t dim = lens[i];
+        tpack_entry_decl d = {{names[i], TPACK_NUL_TERMINATED}, &dim, 1, 0, 0, dtypes[i], false, false};
+        CHECK_RESULT(tpack_writer_declare(&w.handle, &d, &err), TPACK_RESULT_OK);
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK_RESULT(tpack_writer_write(&w.handle, payloads[i], lens[i], &err), TPACK_RESULT_OK);
+        CHECK_RESULT(tpack_writer_end_entry(&w.handle, &err), TPACK_RESULT_OK);
+    }
+    CHECK_RESULT(tpack_writer_finish(&w.handle, &err), TPACK_RESULT_OK);
+    writer_close(&w);
+}
+
+static void nested_errors(void) {
+    current = "(nested errors)";
+    /* Entry 1 of the inner container holds 3 bytes as a container (R1 at depth 2); the inner container is the
+     * outer one's entry 2. */
+    sink inner, outer;
+    sink_init(&inner, 65536);
+    sink_init(&outer, 65536);
+    static const uint8_t one = 1;
+    write_entries(&inner, 2, (const char *const[]){"pad", "bad"}, (const uint16_t[]){TPACK_DTYPE_U8, TPACK_DTYPE_CONTAINER},
+                  (const uint8_t *const[]){&one, (const uint8_t *)"abc"}, (const size_t[]){1, 3});
+    write_entries(&outer, 3, (const char *const[]){"a", "b", "inner"},
+                  (const uint16_t[]){TPACK_DTYPE_U8, TPACK_DTYPE_U8, TPACK_DTYPE_CONTAINER},
+                  (const uint8_t *const[]){&one, &one, inner.bytes}, (const size_t[]){1, 1, inner.len});
+    tpack_container c;
+    tpack_error err;
+    CHECK_RULE(tpack_container_parse(outer.bytes, outer.len, &c, &err), err, 39);
+    CHECK(err.entry == 2 && err.depth == 2 && err.inner_rule == 1);
+    free(inner.bytes);
+    free(outer.bytes);
+}
+
 int main(int argc, char **argv) {
     typed_setters();
     contracts();
+    nested_errors();
     for (int i = 1; i < argc; i++) copy_all(argv[i]);
     if (failures) {
         fprintf(stderr, "writer_typed: %d of %d checks failed\n", failures, checks);
