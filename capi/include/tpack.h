@@ -392,7 +392,10 @@ enum tpack_result
   TPACK_RESULT_INVALID_CONTAINER = 1,
   // A pointer argument that must not be NULL was NULL.
   TPACK_RESULT_NULL_ARGUMENT = 2,
-  // An argument is out of range: a length above `PTRDIFF_MAX`.
+  // An argument no container could be made of or read with: a length above `PTRDIFF_MAX`, or a code of this
+  // API's own that it does not define (each function's doc says which). A value a container could hold
+  // but that breaks a rule of the spec is `TPACK_RESULT_INVALID_CONTAINER`, from the writer as from the
+  // reader.
   TPACK_RESULT_BAD_ARGUMENT = 3,
   // Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
   // message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
