@@ -2036,8 +2036,9 @@ tpack_result tpack_writer_metadata(struct tpack_writer *writer,
 // defines, `array[]` included, under `key`: one call per value copies a container's metadata.
 //
 // # Errors
-// As `tpack_writer_metadata`; R46 for a value of a type from a newer minor version, which this writer does
-// not write. A handle error for `value` as for `writer`.
+// As `tpack_writer_metadata`; R46 (the type code in `value`) for a value of a type from a newer minor
+// version, which this writer does not write, leaving the writer as it was. A handle error for `value` as
+// for `writer`.
 //
 // # Safety
 // As `tpack_writer_metadata`; `value` must point to a filled `tpack_meta_value` whose container bytes are

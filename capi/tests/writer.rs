@@ -779,6 +779,10 @@ fn a_copy_of_a_newer_type_breaks_r46() {
         assert_eq!(tpack_metadata_at(from.as_ptr(), index, &mut key, value.as_mut_ptr()), OK);
         let r = tpack_writer_metadata_copy(w.ptr(), key.data, key.len, value.as_ptr(), &mut e);
         assert_eq!((r, e.rule), (tpack_result::TPACK_RESULT_INVALID_CONTAINER, 46));
+        let mut code = 0u8;
+        assert_eq!(tpack_meta_value_type(value.as_ptr(), &mut code), OK);
+        assert_eq!(e.value, u64::from(code));
+        assert_eq!(tpack_writer_metadata_u8(w.ptr(), c"next".as_ptr(), NUL, 1, &mut e), OK, "not poisoned");
     }
 }
 

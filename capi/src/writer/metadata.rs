@@ -125,8 +125,9 @@ pub unsafe extern "C" fn tpack_writer_metadata(
 /// defines, `array[]` included, under `key`: one call per value copies a container's metadata.
 ///
 /// # Errors
-/// As `tpack_writer_metadata`; R46 for a value of a type from a newer minor version, which this writer does
-/// not write. A handle error for `value` as for `writer`.
+/// As `tpack_writer_metadata`; R46 (the type code in `value`) for a value of a type from a newer minor
+/// version, which this writer does not write, leaving the writer as it was. A handle error for `value` as
+/// for `writer`.
 ///
 /// # Safety
 /// As `tpack_writer_metadata`; `value` must point to a filled `tpack_meta_value` whose container bytes are
@@ -139,8 +140,15 @@ pub unsafe extern "C" fn tpack_writer_metadata_copy(
     value: *const tpack_meta_value,
     out_error: *mut tpack_error,
 ) -> tpack_result {
-    // SAFETY: the caller's contract: a filled value handle.
-    let mut build = |_| Ok(Declared::Value(*unsafe { handle::<_, MetaValue<'static>>(value) }?));
+    let mut build = |record| {
+        // SAFETY: the caller's contract: a filled value handle.
+        match *unsafe { handle::<_, MetaValue<'static>>(value) }? {
+            // Refused here, as `tpack_writer_metadata` refuses the code, rather than by the writer (which
+            // would be poisoned by it).
+            MetaValue::Unknown { code, .. } => Err(broken(Rule::MetaUnknownType, record, code)),
+            known => Ok(Declared::Value(known)),
+        }
+    };
     // SAFETY: the caller's contract.
     unsafe { declare(writer, key, key_len, out_error, &mut build) }
 }
