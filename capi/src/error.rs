@@ -47,8 +47,10 @@ pub enum tpack_result {
     TPACK_RESULT_WRITER_FULL = 13,
     /// The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
     /// length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-    /// before every entry was written (`entry` entries written of `value` declared); or the declarations
-    /// would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
+    /// before every entry was written (`entry` entries written of `value` declared), an open-ended entry
+    /// declared to the one-pass writer or one that is not `RAW` (`entry`, refused by `tpack_writer_declare`),
+    /// `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
+    /// 2^64 bytes, or the seekable sink was moved behind the writer's back.
     TPACK_RESULT_WRITER_MISUSE = 14,
     /// An earlier error stopped this writer; its output is not a valid container.
     TPACK_RESULT_WRITER_POISONED = 15,
