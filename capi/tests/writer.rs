@@ -964,3 +964,55 @@ fn the_seekable_writer_gives_its_length_after_finish() {
     assert_eq!(length, (file.bytes.len() - 8) as u64, "the container, not the preamble");
     tpack::Container::parse(&file.bytes[8..]).expect("parse");
 }
+
+/// A value from a push decoder's prefix is copied the same way: metadata received over a stream is written
+/// on as it came, before any payload has arrived.
+#[test]
+fn a_decoders_prefix_metadata_is_copied_one_call_per_value() {
+    let source = repo_file("embedded/tiny-mlp/tiny-mlp.tpack");
+    let mut decoder = Box::<tpack_decoder>::new_uninit();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut rest = &source[..];
+    // One raw pointer for the decoder's whole life, as for any handle the test keeps in a `Box`.
+    let d = decoder.as_mut_ptr();
+    // SAFETY: writable storage and buffer, which outlive the decoder's uses here; the chunk is readable.
+    unsafe {
+        assert_eq!(tpack_decoder_init(d, buffer.as_mut_ptr(), buffer.len()), OK);
+        loop {
+            let (mut used, mut event, mut e) = (0usize, MaybeUninit::<tpack_event>::uninit(), error());
+            let r = tpack_decoder_decode(d, rest.as_ptr(), rest.len(), &mut used, event.as_mut_ptr(), &mut e);
+            assert_eq!(r, OK, "{e:?}");
+            rest = &rest[used..];
+            if event.assume_init().kind == tpack_event_kind::TPACK_EVENT_PREFIX {
+                break;
+            }
+        }
+    }
+    let mut count = 0;
+    // SAFETY: a decoder past its prefix event, a writable count.
+    assert_eq!(unsafe { tpack_decoder_prefix_metadata_count(d, &mut count) }, OK);
+    let copy = written(|w| {
+        for i in 0..count {
+            let mut key = tpack_str { data: std::ptr::null(), len: 0 };
+            let mut value = MaybeUninit::<tpack_meta_value>::uninit();
+            let mut e = error();
+            // SAFETY: the decoder's buffer holds the prefix the key and value borrow; writable out-parameters.
+            unsafe {
+                assert_eq!(tpack_decoder_prefix_metadata_at(d, i, &mut key, value.as_mut_ptr()), OK);
+                assert_eq!(
+                    tpack_writer_metadata_copy(w, key.data, key.len, value.as_ptr(), &mut e),
+                    OK,
+                    "{e:?}"
+                );
+            }
+        }
+    });
+    let original = tpack::Container::parse(&source).expect("parse");
+    let copied = tpack::Container::parse(&copy).expect("parse the copy");
+    let all = |c: &tpack::Container<'_>| {
+        let m = c.metadata();
+        (0..m.len()).map(|i| m.at(i).map(|(k, v)| format!("{k}={v:?}"))).collect::<Vec<_>>()
+    };
+    assert_eq!(all(&copied), all(&original));
+    assert!(count > 0);
+}
