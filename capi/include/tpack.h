@@ -9,8 +9,10 @@
  *
  * Pointers. Every pointer argument is checked for NULL (TPACK_RESULT_NULL_ARGUMENT), except out_error, which
  *   may be NULL. Strings go in and out as pointer + length and are not NUL-terminated (tpack_str); only the
- *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. Lengths above PTRDIFF_MAX are
- *   refused.
+ *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. A name, key or string passed
+ *   in may instead be NUL-terminated, with the length TPACK_NUL_TERMINATED. Where an empty value means
+ *   something (a chunk, a bytes, string or array value), NULL with length 0 is that empty value. Lengths above
+ *   PTRDIFF_MAX are refused.
  *
  * No malloc. Handles live in storage the caller provides: tpack_container, tpack_authenticated,
  *   tpack_meta_value, tpack_decoder, tpack_decoder_state and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to
@@ -58,6 +60,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The length of a name, key or string argument that is NUL-terminated: it is read up to its first NUL. */
+#define TPACK_NUL_TERMINATED SIZE_MAX
+
 
 // Bytes of caller storage an authenticated container handle needs (on every target).
 #define TPACK_AUTHENTICATED_SIZE 256
@@ -387,7 +393,10 @@ enum tpack_result
   TPACK_RESULT_INVALID_CONTAINER = 1,
   // A pointer argument that must not be NULL was NULL.
   TPACK_RESULT_NULL_ARGUMENT = 2,
-  // An argument is out of range: a length above `PTRDIFF_MAX`.
+  // An argument no container could be made of or read with: a length above `PTRDIFF_MAX`, or a code of this
+  // API's own that it does not define (each function's doc says which). A value a container could hold
+  // but that breaks a rule of the spec is `TPACK_RESULT_INVALID_CONTAINER`, from the writer as from the
+  // reader.
   TPACK_RESULT_BAD_ARGUMENT = 3,
   // Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
   // message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
@@ -415,8 +424,10 @@ enum tpack_result
   TPACK_RESULT_WRITER_FULL = 13,
   // The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
   // length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-  // before every entry was written (`entry` entries written of `value` declared); or the declarations
-  // would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
+  // before every entry was written (`entry` entries written of `value` declared), an open-ended entry
+  // declared to the one-pass writer or one that is not `RAW` (`entry`, refused by `tpack_writer_declare`),
+  // `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
+  // 2^64 bytes, or the seekable sink was moved behind the writer's back.
   TPACK_RESULT_WRITER_MISUSE = 14,
   // An earlier error stopped this writer; its output is not a valid container.
   TPACK_RESULT_WRITER_POISONED = 15,
@@ -475,8 +486,9 @@ typedef struct tpack_container {
 typedef struct tpack_str {
   // The first byte. Never NULL in a string this library writes, an empty one included (it points into
   // the container or the decoder's buffer), with one exception: an absent subject in
-  // `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
-  // `TPACK_RESULT_NULL_ARGUMENT`.
+  // `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data` is
+  // `TPACK_RESULT_NULL_ARGUMENT`, an empty one too, except where a function's doc says that NULL with `len`
+  // 0 is the empty string.
   const char *data;
   // The number of bytes.
   size_t len;
@@ -628,7 +640,8 @@ typedef struct tpack_error {
   // The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
   // is not a broken rule.
   uint32_t rule;
-  // The entry's position in the table (R55, R57, R64 too).
+  // The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
+  // was given that holds the broken container, directly or deeper down.
   uint32_t entry;
   // The metadata record (R40–R49), or the block geometry record (R52).
   uint32_t record;
@@ -638,7 +651,8 @@ typedef struct tpack_error {
   uint32_t section;
   // R39: the rule the nested container breaks (0 otherwise).
   uint32_t inner_rule;
-  // R39: the nested container's depth (0 otherwise).
+  // R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
+  // by the container the call was given; 0 otherwise).
   uint32_t depth;
   // R13, R14, R50: the stored checksum (0 otherwise).
   uint32_t stored;
@@ -785,7 +799,8 @@ typedef int32_t (*tpack_seek_fn)(void *user, int64_t offset, int32_t whence, uin
 
 // One entry to declare.
 typedef struct tpack_entry_decl {
-  // The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated).
+  // The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated, unless `len` is
+  // `TPACK_NUL_TERMINATED`).
   struct tpack_str name;
   // `rank` dimensions, outermost first; may be NULL when `rank` is 0.
   const uint64_t *dims;
@@ -799,8 +814,9 @@ typedef struct tpack_entry_decl {
   uint16_t dtype;
   // Whether the entry has a load address.
   bool has_target;
-  // A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only;
-  // `dims` and `rank` are then ignored, and the shape is `[length]`.
+  // A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only (the
+  // one-pass writer refuses it when it is declared); `dims` and `rank` are then ignored, and the shape is
+  // `[length]`.
   bool open_ended;
 } tpack_entry_decl;
 
@@ -1711,6 +1727,33 @@ tpack_result tpack_meta_array_at(const struct tpack_meta_value *value,
                                  size_t index,
                                  struct tpack_meta_value *out_item);
 
+// Reads elements `first`, `first + 1`, … of a numeric or `bool[]` array value into `out`, an array of `n`
+// elements of the type whose scalar code `out_type` is (`TPACK_META_U8` … `TPACK_META_F64`,
+// `TPACK_META_BOOL`: `uint8_t` … `double`, `bool`), converting each, in host order; writes the number read
+// (less than `n` at the end of the array, 0 from `first` = its length on) to `out_written`. One loop reads
+// any numeric array into the type the caller works in.
+//
+// A conversion is made only when it keeps every value of the array's type: to a type at least as wide and of
+// the same kind (unsigned, signed, float), to a wider signed type from an unsigned one, to `float` from an
+// integer of at most 16 bits and to `double` from one of at most 32, to any integer type from `bool`.
+//
+// # Errors
+// `TPACK_RESULT_WRONG_TYPE` for a value that is not a numeric or `bool[]` array or a conversion that could
+// lose a value (`out` is then not written), `TPACK_RESULT_NOT_FOUND` for `first` past the array's length,
+// `TPACK_RESULT_BAD_ARGUMENT` for an `out_type` that is not a scalar number or `bool` code,
+// `TPACK_RESULT_NULL_ARGUMENT` (`out` may be NULL only when `n` is 0), `TPACK_RESULT_MISALIGNED_STORAGE`, a
+// handle error.
+//
+// # Safety
+// `value` must point to a readable `tpack_meta_value`; `out` to `n` writable elements of the type;
+// `out_written` to a writable `size_t`.
+tpack_result tpack_meta_array_read(const struct tpack_meta_value *value,
+                                   size_t first,
+                                   size_t n,
+                                   uint8_t out_type,
+                                   void *out,
+                                   size_t *out_written);
+
 // The spec's name of dtype `code` ("F32", "Q8_0", …), static and NUL-terminated; NULL for a code this library
 // does not know (a file of a newer minor version may use one).
 const char *tpack_dtype_name(uint16_t code);
@@ -1960,12 +2003,17 @@ tpack_result tpack_writer_init_seekable(struct tpack_writer *out_storage,
 
 // Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 //
+// The name may be NUL-terminated (`decl->name.len` = `TPACK_NUL_TERMINATED`).
+//
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break (name length, unknown dtype, rank,
-// shape, alignment, target), `TPACK_RESULT_BAD_ARGUMENT` (a name that is not UTF-8, a rank above 8),
-// `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-// `TPACK_RESULT_WRITER_POISONED`, a handle error. Any error but a handle or argument error poisons the
-// writer.
+// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break and `tpack_error.entry` its index:
+// R17 (name length), R18 (a name that is not UTF-8), R22 (unknown dtype), R23 (a rank above 8, in `value`),
+// R25–R27 (shape), R29 (alignment), R32 (target); `TPACK_RESULT_WRITER_MISUSE` with `entry` for an
+// open-ended entry given to the one-pass writer (which needs every length before the first byte: use
+// `tpack_writer_init_seekable`) or one that is not `RAW`; `TPACK_RESULT_WRITER_FULL`,
+// `TPACK_RESULT_WRITER_MISUSE` (payloads have begun), `TPACK_RESULT_WRITER_POISONED`,
+// `TPACK_RESULT_BAD_ARGUMENT` (a length above `PTRDIFF_MAX`), a handle error. R18 and R23 are found before the
+// writer sees the entry and leave it as it was; any other error but a handle or argument error poisons it.
 //
 // # Safety
 // `writer` must point to a filled `tpack_writer` used by no one else during the call; `decl` to a readable
@@ -1973,31 +2021,6 @@ tpack_result tpack_writer_init_seekable(struct tpack_writer *out_storage,
 tpack_result tpack_writer_declare(struct tpack_writer *writer,
                                   const struct tpack_entry_decl *decl,
                                   struct tpack_error *out_error);
-
-// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
-// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
-// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
-// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
-// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
-// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
-// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian.
-//
-// # Errors
-// `TPACK_RESULT_BAD_ARGUMENT` (a key that is not UTF-8; bytes that are not a valid encoding of the type, as
-// rules R47–R49 would say of them in a container; an unknown type), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
-// over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-// `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
-//
-// # Safety
-// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
-// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
-tpack_result tpack_writer_metadata(struct tpack_writer *writer,
-                                   const char *key,
-                                   size_t key_len,
-                                   uint8_t value_type,
-                                   const uint8_t *value,
-                                   size_t value_len,
-                                   struct tpack_error *out_error);
 
 // Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes
 // the prefix.
@@ -2009,7 +2032,7 @@ tpack_result tpack_writer_metadata(struct tpack_writer *writer,
 //
 // # Safety
 // `writer` must point to a filled `tpack_writer` used by no one else during the call; `bytes` to `len`
-// readable bytes; `out_error` is NULL or writable.
+// readable bytes (NULL when `len` is 0); `out_error` is NULL or writable.
 tpack_result tpack_writer_write(struct tpack_writer *writer,
                                 const uint8_t *bytes,
                                 size_t len,
@@ -2028,8 +2051,9 @@ tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
                                     struct tpack_error *out_error);
 
 // Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
-// the sink at the container's end. The storage is emptied, success or not: reuse it (and the bookkeeping
-// block) only after another init.
+// the sink at the container's end. On success the storage then holds the container's length, which
+// `tpack_writer_length` gives; on failure it is emptied. Either way the writer is done: reuse the storage
+// (and the bookkeeping block) only after another init.
 //
 // # Errors
 // `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_INVALID_CONTAINER` (a
@@ -2043,6 +2067,19 @@ tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
 tpack_result tpack_writer_finish(struct tpack_writer *writer,
                                  struct tpack_error *out_error);
 
+// Writes the length in bytes of the container a writer wrote, once `tpack_writer_finish` succeeded: what
+// to pass to `tpack_container_parse` for a container written to memory, or to truncate a file to.
+//
+// # Errors
+// `TPACK_RESULT_WRITER_MISUSE` for a writer not finished yet (`tpack_writer_position` says how far it got),
+// `TPACK_RESULT_UNINITIALIZED_STORAGE` for storage that holds neither (a finish that failed empties it),
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+//
+// # Safety
+// `writer` must point to a readable `tpack_writer`, `out_len` to a writable `uint64_t`.
+tpack_result tpack_writer_length(const struct tpack_writer *writer,
+                                 uint64_t *out_len);
+
 // Writes how many bytes of the container the writer has sent so far.
 //
 // # Errors
@@ -2051,6 +2088,410 @@ tpack_result tpack_writer_finish(struct tpack_writer *writer,
 // # Safety
 // `writer` must point to a filled `tpack_writer`, `out_position` to a writable `uint64_t`.
 tpack_result tpack_writer_position(const struct tpack_writer *writer, uint64_t *out_position);
+
+// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
+// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
+// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
+// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
+// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
+// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
+// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian. The typed setters
+// (`tpack_writer_metadata_u32`, …) and `tpack_writer_metadata_copy` do the encoding for you.
+//
+// `key` may be NUL-terminated (`key_len` = `TPACK_NUL_TERMINATED`); `value` may be NULL when `value_len` is 0.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` naming the rule a container holding the value would break, with
+// `tpack_error.record` the value's number in declaration order: R43 (a key that is not UTF-8), R46 (a type
+// code format 1.1 does not define, in `value`), R47 (bytes that do not frame as the type: a wrong width, a
+// `string[]` or `array[]` item cut short, an `array[]` item that is not an array or nests too deep), R48 (a
+// `bool` that is neither 0 nor 1), R49 (a string that is not UTF-8) — these leave the writer as it was —
+// and R42 (an empty or over-long key), which poisons it; `TPACK_RESULT_WRITER_FULL`,
+// `TPACK_RESULT_WRITER_MISUSE` (payloads have begun), `TPACK_RESULT_WRITER_POISONED`, `TPACK_RESULT_BAD_ARGUMENT`
+// (a length above `PTRDIFF_MAX`), a handle error. Duplicate keys are reported when payloads begin.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
+// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
+tpack_result tpack_writer_metadata(struct tpack_writer *writer,
+                                   const char *key,
+                                   size_t key_len,
+                                   uint8_t value_type,
+                                   const uint8_t *value,
+                                   size_t value_len,
+                                   struct tpack_error *out_error);
+
+// Declares a copy of a metadata value read from a container or a decoder's prefix (`tpack_metadata_get`,
+// `tpack_metadata_at`, `tpack_decoder_prefix_metadata_*`, `tpack_meta_array_at`), of any type format 1.1
+// defines, `array[]` included, under `key`: one call per value copies a container's metadata.
+//
+// # Errors
+// As `tpack_writer_metadata`; R46 (the type code in `value`) for a value of a type from a newer minor
+// version, which this writer does not write, leaving the writer as it was. A handle error for `value` as
+// for `writer`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `value` must point to a filled `tpack_meta_value` whose container bytes are
+// still valid.
+tpack_result tpack_writer_metadata_copy(struct tpack_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        const struct tpack_meta_value *value,
+                                        struct tpack_error *out_error);
+
+// Declares a `u8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      uint8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `i8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      int8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `u16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       float value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       double value,
+                                       struct tpack_error *out_error);
+
+// Declares a `bool` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_bool(struct tpack_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        bool value,
+                                        struct tpack_error *out_error);
+
+// Declares a `u8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint8_t`.
+tpack_result tpack_writer_metadata_u8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const uint8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `i8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int8_t`.
+tpack_result tpack_writer_metadata_i8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const int8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `u16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint16_t`.
+tpack_result tpack_writer_metadata_u16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int16_t`.
+tpack_result tpack_writer_metadata_i16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint32_t`.
+tpack_result tpack_writer_metadata_u32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int32_t`.
+tpack_result tpack_writer_metadata_i32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint64_t`.
+tpack_result tpack_writer_metadata_u64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int64_t`.
+tpack_result tpack_writer_metadata_i64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `float`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `float`.
+tpack_result tpack_writer_metadata_f32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const float *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `double`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `double`.
+tpack_result tpack_writer_metadata_f64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const double *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `bool[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0), read as bytes.
+//
+// # Errors
+// As `tpack_writer_metadata`: R48 for a byte that is neither 0 nor 1.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable bytes.
+tpack_result tpack_writer_metadata_bool_array(struct tpack_writer *writer,
+                                              const char *key,
+                                              size_t key_len,
+                                              const bool *values,
+                                              size_t n,
+                                              struct tpack_error *out_error);
+
+// Declares a `string` metadata value under `key`: `value_len` bytes at `value` (NULL when 0), or a
+// NUL-terminated string (`TPACK_NUL_TERMINATED`). `key` likewise.
+//
+// # Errors
+// As `tpack_writer_metadata`: R49 for a value that is not UTF-8.
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_string(struct tpack_writer *writer,
+                                          const char *key,
+                                          size_t key_len,
+                                          const char *value,
+                                          size_t value_len,
+                                          struct tpack_error *out_error);
+
+// Declares a `bytes` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): `len` bytes at
+// `data` (NULL when 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_bytes(struct tpack_writer *writer,
+                                         const char *key,
+                                         size_t key_len,
+                                         const uint8_t *data,
+                                         size_t len,
+                                         struct tpack_error *out_error);
+
+// Declares a `string[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// NUL-terminated strings at `items` (NULL when `n` is 0), in order.
+//
+// # Errors
+// As `tpack_writer_metadata`: R49 for an item that is not UTF-8; `TPACK_RESULT_NULL_ARGUMENT` for a NULL
+// item.
+//
+// # Safety
+// As `tpack_writer_metadata`; `items` must point to `n` pointers, each to a readable NUL-terminated string.
+tpack_result tpack_writer_metadata_string_array(struct tpack_writer *writer,
+                                                const char *key,
+                                                size_t key_len,
+                                                const char *const *items,
+                                                size_t n,
+                                                struct tpack_error *out_error);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -4,7 +4,7 @@
 //! callbacks (`writer.rs`, `decoder.rs`).
 
 use core::ffi::c_char;
-use core::mem::size_of;
+use core::mem::{size_of, MaybeUninit};
 use core::ptr::NonNull;
 
 use crate::error::{tpack_error, tpack_result, Failure};
@@ -17,8 +17,9 @@ use crate::error::{tpack_error, tpack_result, Failure};
 pub struct tpack_str {
     /// The first byte. Never NULL in a string this library writes, an empty one included (it points into
     /// the container or the decoder's buffer), with one exception: an absent subject in
-    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
-    /// `TPACK_RESULT_NULL_ARGUMENT`.
+    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data` is
+    /// `TPACK_RESULT_NULL_ARGUMENT`, an empty one too, except where a function's doc says that NULL with `len`
+    /// 0 is the empty string.
     pub data: *const c_char,
     /// The number of bytes.
     pub len: usize,
@@ -193,14 +194,72 @@ pub(crate) fn buffer(data: *mut u8, len: usize) -> Result<NonNull<u8>, Failure> 
     Ok(data)
 }
 
-/// A string argument as pointer + length (not NUL-terminated), as bytes: a name or key need not be UTF-8 to
-/// be looked up (it is then simply not found).
+/// The length that says "NUL-terminated": a name, key or string argument passed with this length is read up
+/// to its first NUL byte (the NUL not included). `SIZE_MAX` in C (`#define`d in the header, since cbindgen
+/// does not write `usize::MAX`); no real length can be it, since lengths above `PTRDIFF_MAX` are refused.
+pub const TPACK_NUL_TERMINATED: usize = usize::MAX;
+
+/// A string argument as pointer + length, as bytes: `len` bytes at `data`, or, when `len` is
+/// [`TPACK_NUL_TERMINATED`], the bytes before `data`'s first NUL. A name or key need not be UTF-8 to be looked
+/// up (it is then simply not found).
 ///
 /// # Safety
-/// As for [`slice_of`], for the duration of the call.
+/// As for [`slice_of`], for the duration of the call; with [`TPACK_NUL_TERMINATED`], a non-NULL `data` must
+/// point to a NUL-terminated string.
 pub(crate) unsafe fn text<'a>(data: *const c_char, len: usize) -> Result<&'a [u8], Failure> {
+    if len == TPACK_NUL_TERMINATED {
+        let data = out(data.cast_mut())?;
+        // SAFETY: not NULL (checked); NUL-terminated, readable and unchanged for the call by this function's
+        // contract.
+        return Ok(unsafe { core::ffi::CStr::from_ptr(data.as_ptr()) }.to_bytes());
+    }
     // SAFETY: the same contract, passed on.
     unsafe { slice_of(data.cast(), len) }
+}
+
+/// Bytes of an input value as pointer + length where the empty value means something (a chunk, a `bytes`
+/// value, an array): like [`slice_of`], but NULL with `len` 0 is the empty slice.
+///
+/// # Safety
+/// As for [`slice_of`].
+pub(crate) unsafe fn input_of<'a, T>(data: *const T, len: usize) -> Result<&'a [T], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: this function's contract.
+    unsafe { array_of(data, len) }
+}
+
+/// An output array of `len` values of `T` at `data`, checked (not NULL unless `len` is 0, aligned, at most
+/// `isize::MAX` bytes) and lent for `'a` as uninitialized slots, which the caller may not have initialized.
+///
+/// # Safety
+/// A non-NULL, aligned `data` must point to `len` writable `T`s that no one else touches for `'a`.
+pub(crate) unsafe fn output_of<'a, T>(data: *mut T, len: usize) -> Result<&'a mut [MaybeUninit<T>], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&mut []);
+    }
+    let data = out(data)?;
+    let fits = len.checked_mul(size_of::<T>()).is_some_and(|n| isize::try_from(n).is_ok());
+    if !fits {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    // SAFETY: not NULL, aligned, at most `isize::MAX` bytes (checked); writable and exclusive for `'a` by this
+    // function's contract; `MaybeUninit` asks nothing of the contents.
+    Ok(unsafe { core::slice::from_raw_parts_mut(data.as_ptr().cast::<MaybeUninit<T>>(), len) })
+}
+
+/// A string value as pointer + length where the empty string means something (a metadata `string`): like
+/// [`text`], but NULL with `len` 0 is the empty string.
+///
+/// # Safety
+/// As for [`text`].
+pub(crate) unsafe fn text_value<'a>(data: *const c_char, len: usize) -> Result<&'a [u8], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: this function's contract.
+    unsafe { text(data, len) }
 }
 
 /// A handle in caller storage: a tag saying which kind of handle a successful call wrote there, then the

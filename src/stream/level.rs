@@ -421,7 +421,8 @@ impl Level {
                         if !held_nesting {
                             self.held = Some(match e {
                                 Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
-                                Error::NestedInvalid { inner, .. } => {
+                                // As the reader: the depth of the container that breaks `inner`.
+                                Error::NestedInvalid { inner, depth, .. } => {
                                     Error::NestedInvalid { entry, depth, inner }
                                 }
                                 other => Error::NestedInvalid { entry, depth, inner: other.rule() },
