@@ -517,11 +517,12 @@ typedef struct tpack_signed_attributes {
   uint8_t key_id[TPACK_KEY_ID_LEN];
   // The subject (`tpack.sig.subject`), or `data` NULL and `len` 0 when the signer named none.
   struct tpack_str subject;
-  // The raw public key the container carries (`tpack.sig.pubkey`), or `data` NULL and `len` 0.
+  // The raw public key the container carries (`tpack.sig.pubkey`), or empty (`len` 0, `data` not NULL: see
+  // `tpack_bytes`) when it carries none (a key is never empty).
   struct tpack_bytes public_key;
   // The signed digest of every entry but the signature entry, 32 bytes each in table order (the first part
-  // of the signature entry's payload); `data` NULL and `len` 0 for a stream's prefix, whose signature entry
-  // has not arrived.
+  // of the signature entry's payload); empty (`len` 0, `data` not NULL) for a stream's prefix, whose signature
+  // entry has not arrived.
   struct tpack_bytes digests;
   // The signature over the signed message (the rest of the signature entry's payload); as `digests` for a
   // stream's prefix.
