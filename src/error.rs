@@ -9,9 +9,10 @@ use crate::format::Section;
 /// field by field, each to its slot of [`ErrorContext`]. From it come [`Rule`], [`Error::rule`],
 /// [`Error::context`] and [`Error::from_context`], so a rule added here cannot compile until its error
 /// variant exists with exactly these fields, and every binding that copies an [`ErrorContext`] gets its
-/// context without a line of its own.
+/// context without a line of its own. `+ nesting` marks a rule found inside nested containers too, whose
+/// error has a [`Nesting`] field of that name, copied to the `depth` and `outer_entry` slots.
 macro_rules! rules {
-    ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* };)*) => {
+    ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* } $(+ $nesting:ident)?;)*) => {
         /// A validation rule of the spec (§12), by its number.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -61,9 +62,14 @@ macro_rules! rules {
             pub fn context(&self) -> ErrorContext {
                 let mut context = ErrorContext::default();
                 match *self {
-                    $(Error::$name { $($field),* } => {
+                    $(Error::$name { $($field,)* $($nesting)? } => {
                         $(context.$slot = Some($field.into());)*
+                        $($nesting.put(&mut context);)?
                     })*
+                }
+                // R39's entry is the outermost container's, which holds the broken one.
+                if let Error::NestedInvalid { entry, .. } = *self {
+                    context.outer_entry = Some(entry);
                 }
                 context
             }
@@ -76,7 +82,8 @@ macro_rules! rules {
             pub fn from_context(rule: Rule, context: &ErrorContext) -> Option<Error> {
                 Some(match rule {
                     $(Rule::$name => Error::$name {
-                        $($field: context.$slot?.try_into().ok()?),*
+                        $($field: context.$slot?.try_into().ok()?,)*
+                        $($nesting: Nesting::from_context(context)?,)?
                     },)*
                 })
             }
@@ -108,8 +115,13 @@ pub struct ErrorContext {
     pub stored: Option<u32>,
     /// The checksum computed from the bytes.
     pub computed: Option<u32>,
-    /// The nesting depth of the nested container that breaks `inner_rule`.
+    /// The nesting depth of the container that breaks the rule (R37, R50: 0 for the container the call was
+    /// given, 1 for one nested directly in it, ...), or for R39 of the nested container that breaks
+    /// `inner_rule`.
     pub depth: Option<u8>,
+    /// For an error found inside a nested container (`depth` 1 or more): the entry of the container the call
+    /// was given that holds it, directly or deeper down (for R39 the same as `entry`).
+    pub outer_entry: Option<u32>,
     /// The rule a nested container breaks.
     pub inner_rule: Option<Rule>,
 }
@@ -151,7 +163,7 @@ rules! {
     PayloadOrder = 34, "R34", "payloads are not in table order" { entry => entry };
     PayloadOverlap = 35, "R35", "two payloads overlap" { entry => entry };
     PaddingNotMinimal = 36, "R36", "a payload is not at the smallest aligned offset after the previous one" { entry => entry };
-    PaddingNonZero = 37, "R37", "a padding byte is not zero" { offset => offset };
+    PaddingNonZero = 37, "R37", "a padding byte is not zero" { offset => offset } + nesting;
     NestingTooDeep = 38, "R38", "containers are nested more than 8 deep" { entry => entry };
     NestedInvalid = 39, "R39", "a nested container is invalid" { entry => entry, depth => depth, inner => inner_rule };
     MetaBounds = 40, "R40", "a metadata record, key or value lies beyond the metadata section" { record => record };
@@ -164,7 +176,7 @@ rules! {
     MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set" { record => record };
     MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1" { record => record };
     MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8" { record => record };
-    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum" { entry => entry, stored => stored, computed => computed };
+    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum" { entry => entry, stored => stored, computed => computed } + nesting;
     ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed" { offset => offset };
     BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype" { record => record };
     MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record" { entry => entry, code => value };
@@ -181,6 +193,91 @@ rules! {
     EntryDigest = 64, "R64", "an entry's payload does not match its signed digest" { entry => entry };
 }
 
+/// Where a payload-integrity error (R37, R50) is in the nesting: in the container the call was given (depth 0),
+/// or in a container nested in it `depth` levels down, held — directly or deeper down — by its entry
+/// `outer_entry`. [`Container::verify`](crate::Container::verify) and the push decoder verify nested
+/// containers too (spec §9) and report what they find there under the integrity rule itself, placed by this.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Nesting {
+    depth: u8,
+    /// The outermost container's entry; 0 at depth 0, so that equal places compare equal.
+    outer_entry: u32,
+}
+
+impl Nesting {
+    /// The container the call was given.
+    pub const OUTERMOST: Nesting = Nesting { depth: 0, outer_entry: 0 };
+
+    /// A container `depth` levels down inside `outer_entry` (which depth 0 ignores).
+    #[must_use]
+    pub const fn new(depth: u8, outer_entry: u32) -> Nesting {
+        if depth == 0 {
+            Nesting::OUTERMOST
+        } else {
+            Nesting { depth, outer_entry }
+        }
+    }
+
+    /// How deep: 0 for the container the call was given, 1 for one it holds directly.
+    #[must_use]
+    pub const fn depth(self) -> u8 {
+        self.depth
+    }
+
+    /// The entry of the container the call was given that holds this one, directly or deeper down; `None` at
+    /// depth 0.
+    #[must_use]
+    pub const fn outer_entry(self) -> Option<u32> {
+        if self.depth == 0 {
+            None
+        } else {
+            Some(self.outer_entry)
+        }
+    }
+
+    /// The same place seen from the container whose entry `entry` holds this one: a level deeper, in `entry`.
+    #[must_use]
+    pub(crate) const fn held_by(self, entry: u32) -> Nesting {
+        Nesting { depth: self.depth.saturating_add(1), outer_entry: entry }
+    }
+
+    fn put(self, context: &mut ErrorContext) {
+        context.depth = Some(self.depth);
+        context.outer_entry = self.outer_entry();
+    }
+
+    /// The place `context` gives (depth 0 when it gives no depth); `None` for a depth past the nesting limit,
+    /// or a nested one without its outer entry.
+    fn from_context(context: &ErrorContext) -> Option<Nesting> {
+        match context.depth {
+            None | Some(0) => Some(Nesting::OUTERMOST),
+            Some(depth) if depth <= crate::format::MAX_NESTING_DEPTH => {
+                Some(Nesting { depth, outer_entry: context.outer_entry? })
+            }
+            Some(_) => None,
+        }
+    }
+}
+
+impl Error {
+    /// This error, found in the container that entry `entry` holds, as the container holding it reports it:
+    /// an integrity error (R37, R50) a level deeper inside `entry`; any other unchanged. What
+    /// [`Container::verify`](crate::Container::verify) does with a nested container's errors, for a caller
+    /// that verifies the nested containers itself (on another thread, say).
+    #[must_use]
+    pub fn held_by(self, entry: u32) -> Error {
+        match self {
+            Error::PaddingNonZero { offset, nesting } => {
+                Error::PaddingNonZero { offset, nesting: nesting.held_by(entry) }
+            }
+            Error::EntryChecksum { entry: at, stored, computed, nesting } => {
+                Error::EntryChecksum { entry: at, stored, computed, nesting: nesting.held_by(entry) }
+            }
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.id(), self.name())
@@ -190,9 +287,10 @@ impl fmt::Display for Rule {
 /// Why a container was rejected: the rule it breaks (see [`Error::rule`]) and where.
 ///
 /// `entry` is an index into the table, `record` into the metadata records, `position` into the name index;
-/// offsets are bytes from the start of the container being parsed. The context is kept small (16 bytes in
-/// all) so that errors move in registers: what the caller already has — the input's length, the descriptor's
-/// stored length — is not repeated.
+/// offsets are bytes from the start of the container being parsed, or for R37 and R50 of the nested container
+/// their [`Nesting`] places. The context is kept small (24 bytes in all, 16 before R37 and R50 said where in
+/// the nesting they are) so that errors move in a few words: what the caller already has — the input's
+/// length, the descriptor's stored length — is not repeated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 #[allow(missing_docs)]
@@ -273,8 +371,8 @@ pub enum Error {
     PayloadOverlap { entry: u32 },
     /// R36; `entry` equals the entry count when the payload section runs past the last payload.
     PaddingNotMinimal { entry: u32 },
-    /// R37.
-    PaddingNonZero { offset: u64 },
+    /// R37: `offset` is from the start of the container whose padding it is, which `nesting` places.
+    PaddingNonZero { offset: u64, nesting: Nesting },
     /// R38.
     NestingTooDeep { entry: u32 },
     /// R39: `entry` is this container's `CONTAINER` entry that holds the broken container, directly or deeper
@@ -301,8 +399,8 @@ pub enum Error {
     MetaBool { record: u32 },
     /// R49.
     MetaUtf8 { record: u32 },
-    /// R50.
-    EntryChecksum { entry: u32, stored: u32, computed: u32 },
+    /// R50: `entry` is an entry of the container that `nesting` places.
+    EntryChecksum { entry: u32, stored: u32, computed: u32, nesting: Nesting },
     /// R51: `offset` is where the bad item (or its padding) starts.
     ExtensionLayout { offset: u64 },
     /// R52: `record` is the record's position in the table (the table's record count when its length is not
@@ -428,7 +526,7 @@ impl fmt::Display for Error {
             Error::AlgorithmMismatch { algorithm } => write!(f, " (algorithm {algorithm})"),
             Error::Rollback { counter } => write!(f, " (counter {counter})"),
             Error::ReservedNonZero { offset }
-            | Error::PaddingNonZero { offset }
+            | Error::PaddingNonZero { offset, .. }
             | Error::ExtensionLayout { offset } => {
                 write!(f, " (at byte {offset})")
             }
@@ -441,7 +539,7 @@ impl fmt::Display for Error {
             Error::HeaderChecksum { stored, computed } | Error::TrailerChecksum { stored, computed } => {
                 write!(f, " (stored {stored:#010x}, computed {computed:#010x})")
             }
-            Error::EntryChecksum { entry, stored, computed } => {
+            Error::EntryChecksum { entry, stored, computed, .. } => {
                 write!(f, " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})")
             }
             Error::NameLength { entry, len } => write!(f, " (entry {entry}: {len} bytes)"),
@@ -489,6 +587,15 @@ impl fmt::Display for Error {
             | Error::MetaValueShape { record }
             | Error::MetaBool { record }
             | Error::MetaUtf8 { record } => write!(f, " (metadata record {record})"),
+        }?;
+        // Where in the nesting, for an error found inside a nested container (R39 says it in its own words).
+        match self.context() {
+            ErrorContext { depth: Some(depth), outer_entry: Some(outer), .. }
+                if self.rule() != Rule::NestedInvalid =>
+            {
+                write!(f, ", in the container at depth {depth} inside entry {outer}")
+            }
+            _ => Ok(()),
         }
     }
 }

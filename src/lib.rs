@@ -60,7 +60,7 @@ pub mod write;
 /// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
 /// version).
 pub use embedded_io;
-pub use error::{Error, ErrorContext, Rule, ShapeError, SignedAttribute};
+pub use error::{Error, ErrorContext, Nesting, Rule, ShapeError, SignedAttribute};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
 pub use format::{Dtype, MetaType, Packing};

@@ -199,7 +199,10 @@ fn verification_goes_entry_by_entry_with_progress() {
     assert_eq!(found.len(), 2);
     assert_eq!(found[0].result(), Ok(()));
     assert_eq!(found[1].entry.name(), "b");
-    assert_eq!(found[1].padding, Err(Error::PaddingNonZero { offset: a.end }));
+    assert_eq!(
+        found[1].padding,
+        Err(Error::PaddingNonZero { offset: a.end, nesting: tpack::Nesting::OUTERMOST })
+    );
     assert!(matches!(found[1].payload, Err(Error::EntryChecksum { entry: 1, .. })));
     assert_eq!(found[1].result(), found[1].padding);
     assert_eq!(c.verify(), found[1].padding);

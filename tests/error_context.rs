@@ -6,7 +6,7 @@ use std::error::Error as _;
 use tpack::format::Section;
 use tpack::stream::{DecodeError, PlaceError};
 use tpack::write::WriteError;
-use tpack::{Error, ErrorContext, Rule, SignedAttribute};
+use tpack::{Error, ErrorContext, Nesting, Rule, SignedAttribute};
 
 /// A context with every slot set, to small numbers every field's type holds.
 fn full() -> ErrorContext {
@@ -20,6 +20,7 @@ fn full() -> ErrorContext {
         stored: Some(8),
         computed: Some(9),
         depth: Some(2),
+        outer_entry: Some(10),
         inner_rule: Some(Rule::NameUtf8),
     }
 }
@@ -46,6 +47,8 @@ fn every_rule_goes_to_fields_and_back() {
             (context.position.map(u64::from), "5"),
             (context.offset, "6"),
             (context.value.filter(|_| attribute.is_none()), "7"),
+            (context.depth.filter(|&d| d > 0).map(u64::from), "2"),
+            (context.outer_entry.filter(|_| rule != Rule::NestedInvalid).map(u64::from), "10"),
         ] {
             if slot.is_some() {
                 assert!(message.contains(shown), "{rule}: {message:?} does not show {shown}");
@@ -59,12 +62,21 @@ fn every_rule_goes_to_fields_and_back() {
 
 #[test]
 fn contexts_hold_what_each_kind_of_rule_is_about() {
-    let e = Error::EntryChecksum { entry: 1, stored: 2, computed: 3 };
+    let e = Error::EntryChecksum { entry: 1, stored: 2, computed: 3, nesting: Nesting::OUTERMOST };
     let c = e.context();
     assert_eq!((c.entry, c.stored, c.computed, c.record, c.value), (Some(1), Some(2), Some(3), None, None));
+    assert_eq!((c.depth, c.outer_entry), (Some(0), None));
+    let e = Error::EntryChecksum { entry: 1, stored: 2, computed: 3, nesting: Nesting::new(2, 5) };
+    let c = e.context();
+    assert_eq!((c.entry, c.depth, c.outer_entry), (Some(1), Some(2), Some(5)));
+    let e = Error::PaddingNonZero { offset: 7, nesting: Nesting::new(1, 0) };
+    let c = e.context();
+    assert_eq!((c.offset, c.depth, c.outer_entry, c.entry), (Some(7), Some(1), Some(0), None));
     let e = Error::NestedInvalid { entry: 4, depth: 2, inner: Rule::MetaBool };
     let c = e.context();
     assert_eq!((c.entry, c.depth, c.inner_rule), (Some(4), Some(2), Some(Rule::MetaBool)));
+    // R39's entry is the outermost container's, like an integrity error's outer entry.
+    assert_eq!(c.outer_entry, Some(4));
     assert_eq!(Error::BadMagic.context(), ErrorContext::default());
     assert_eq!(Error::MetaUnknownType { record: 1, code: 99 }.context().value, Some(99));
     assert_eq!(Error::SectionLength { section: Section::Trailer }.context().section, Some(Section::Trailer));

@@ -23,7 +23,7 @@ use crate::view::{self, View};
 use core::ptr::NonNull;
 
 /// Bytes of caller storage a decoder handle needs (on every target).
-pub const TPACK_DECODER_SIZE: usize = 1024;
+pub const TPACK_DECODER_SIZE: usize = 1152;
 /// Alignment, in bytes, of a decoder handle's storage.
 pub const TPACK_DECODER_ALIGN: usize = 8;
 /// The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
@@ -39,7 +39,7 @@ pub const TPACK_DECODER_MIN_BUFFER: u32 = 160;
 pub struct tpack_decoder {
     // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a
     // copy of the storage (by value, in Rust) must not claim they are integers.
-    opaque: [core::mem::MaybeUninit<u64>; 128],
+    opaque: [core::mem::MaybeUninit<u64>; 144],
 }
 
 const _: () = {
@@ -55,7 +55,7 @@ impl Handle for Decoder<'static> {
 }
 
 /// Bytes of caller storage a saved decoder state needs (on every target).
-pub const TPACK_DECODER_STATE_SIZE: usize = 1024;
+pub const TPACK_DECODER_STATE_SIZE: usize = 1152;
 /// Alignment, in bytes, of a saved decoder state.
 pub const TPACK_DECODER_STATE_ALIGN: usize = 8;
 
@@ -66,7 +66,7 @@ pub const TPACK_DECODER_STATE_ALIGN: usize = 8;
 #[repr(C)]
 pub struct tpack_decoder_state {
     // `MaybeUninit`: the padding inside the state is uninitialized.
-    opaque: [core::mem::MaybeUninit<u64>; 128],
+    opaque: [core::mem::MaybeUninit<u64>; 144],
 }
 
 const _: () = {

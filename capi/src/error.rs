@@ -69,9 +69,10 @@ pub const TPACK_NONE64: u64 = u64::MAX;
 /// caller passed a non-NULL `out_error`.
 ///
 /// For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…64) and the other fields say where, as
-/// far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Offsets are
-/// bytes from the start of the container that breaks the rule (a nested container's own start for an error
-/// that `tpack_container_verify` reports inside it).
+/// far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Entries and
+/// offsets are those of the container that breaks the rule: for an error found inside a nested container
+/// (R37 or R50 from `tpack_container_verify` or a decoder), that container's own, and `depth` and
+/// `outer_entry` say where it is.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct tpack_error {
@@ -81,8 +82,9 @@ pub struct tpack_error {
     /// The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
     /// is not a broken rule.
     pub rule: u32,
-    /// The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
-    /// was given that holds the broken container, directly or deeper down.
+    /// The entry's position in the table (R55, R57, R64 too), in the container that `depth` places. For R39,
+    /// the entry of the container the call was given that holds the broken container, directly or deeper
+    /// down.
     pub entry: u32,
     /// The metadata record (R40–R49), or the block geometry record (R52).
     pub record: u32,
@@ -92,9 +94,13 @@ pub struct tpack_error {
     pub section: u32,
     /// R39: the rule the nested container breaks (0 otherwise).
     pub inner_rule: u32,
-    /// R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
-    /// by the container the call was given; 0 otherwise).
+    /// The depth of the container that breaks the rule (for R39, that breaks `inner_rule`): 0 for the container
+    /// the call was given (and for every rule not found inside a nested container), 1 for one it holds
+    /// directly, ... Only R37, R39 and R50 are found deeper.
     pub depth: u32,
+    /// When `depth` is 1 or more: the entry of the container the call was given that holds the container
+    /// `depth` names, directly or deeper down (for R39 the same as `entry`); `TPACK_NONE` when `depth` is 0.
+    pub outer_entry: u32,
     /// R13, R14, R50: the stored checksum (0 otherwise).
     pub stored: u32,
     /// R13, R14, R50: the computed checksum (0 otherwise).
@@ -168,6 +174,7 @@ fn blank(result: tpack_result) -> tpack_error {
         section: TPACK_NONE,
         inner_rule: 0,
         depth: 0,
+        outer_entry: TPACK_NONE,
         stored: 0,
         computed: 0,
         offset: TPACK_NONE64,
@@ -178,8 +185,19 @@ fn blank(result: tpack_result) -> tpack_error {
 /// The out-struct of an invalid container: the rule's number and its context, slot for slot. The context is
 /// destructured whole, so a slot the core adds fails to compile here until it has a field.
 fn fields_of(e: Error) -> tpack_error {
-    let ErrorContext { entry, record, position, offset, section, value, stored, computed, depth, inner_rule } =
-        e.context();
+    let ErrorContext {
+        entry,
+        record,
+        position,
+        offset,
+        section,
+        value,
+        stored,
+        computed,
+        depth,
+        outer_entry,
+        inner_rule,
+    } = e.context();
     tpack_error {
         result: result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER),
         rule: u32::from(e.rule().number()),
@@ -189,6 +207,7 @@ fn fields_of(e: Error) -> tpack_error {
         section: section.map_or(TPACK_NONE, section_number),
         inner_rule: inner_rule.map_or(0, |r| u32::from(r.number())),
         depth: depth.map_or(0, u32::from),
+        outer_entry: outer_entry.unwrap_or(TPACK_NONE),
         stored: stored.unwrap_or(0),
         computed: computed.unwrap_or(0),
         offset: offset.unwrap_or(TPACK_NONE64),
@@ -211,6 +230,7 @@ pub(crate) fn error_of(e: &tpack_error) -> Option<Error> {
         stored: Some(e.stored),
         computed: Some(e.computed),
         depth: u8::try_from(e.depth).ok(),
+        outer_entry: Some(e.outer_entry),
         inner_rule: rule(e.inner_rule),
     };
     Error::from_context(rule(e.rule)?, &context)

@@ -5,7 +5,7 @@ use core::ffi::{c_char, CStr};
 use core::fmt::{self, Write as _};
 
 use crate::boundary::{buffer, guard, read_arg, zeroed};
-use crate::error::{error_of, result_code, tpack_error, tpack_result, Failure, TPACK_NONE64};
+use crate::error::{error_of, result_code, tpack_error, tpack_result, Failure, TPACK_NONE, TPACK_NONE64};
 
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
@@ -90,11 +90,18 @@ pub unsafe extern "C" fn tpack_error_message(
         let mut w = Truncating { buf: dst, len: 0 };
         let invalid = result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER);
         let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
+        let misuse = result_code(tpack_result::TPACK_RESULT_WRITER_MISUSE);
         let _ = match (error.result, error_of(&error)) {
             (r, Some(e)) if r == invalid => write!(w, "{e}"),
             (r, _) if r == too_small && error.value != TPACK_NONE64 => {
                 write!(w, "the decoder's buffer is too small: the stream needs {} bytes kept", error.value)
             }
+            // The one misuse with an entry and no number: an open-ended entry refused by `tpack_writer_declare`.
+            (r, _) if r == misuse && error.entry != TPACK_NONE && error.value == TPACK_NONE64 => write!(
+                w,
+                "entry {} is open-ended (its length found by writing): only the seekable writer takes one, and only a RAW entry",
+                error.entry
+            ),
             (result, _) => w.write_str(result_text(result).to_str().unwrap_or("")),
         };
         let end = w.len;

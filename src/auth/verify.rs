@@ -3,7 +3,7 @@
 use crate::checksum::Crc32;
 use crate::error::Error;
 use crate::format::DIGEST_LEN;
-use crate::read::check_padding;
+use crate::read::{check_padding, verify_nested};
 use crate::Container;
 
 use super::{check_attributes, Crypto, Policy, Sha256, SignedAttributes};
@@ -116,7 +116,7 @@ impl<'a> Authenticated<'a> {
     ///
     /// # Errors
     /// The first of [`Error::PaddingNonZero`], [`Error::EntryDigest`] and [`Error::EntryChecksum`] (or a nested
-    /// container's own error) in that order.
+    /// container's own R37 or R50, placed by its [`Nesting`](crate::Nesting)) in that order.
     pub fn verify<C: Crypto>(&self, crypto: &C) -> Result<(), Error> {
         let [.., payloads, _] = &self.container.header().sections;
         let mut cursor = payloads.offset.get();
@@ -133,9 +133,7 @@ impl<'a> Authenticated<'a> {
                 }
                 None => entry.verify()?,
             }
-            if let Some(nested) = entry.nested() {
-                nested.verify()?;
-            }
+            verify_nested(&entry)?;
             cursor = entry.range().end;
         }
         Ok(())

@@ -9,7 +9,7 @@ use zerocopy::{FromBytes, Immutable, KnownLayout};
 
 use super::Container;
 use crate::checksum::crc32;
-use crate::error::Error;
+use crate::error::{Error, Nesting};
 use crate::format::{Descriptor, Dtype, Packing, FLAG_HAS_TARGET, MAX_RANK};
 use crate::layout::{name_in, slice};
 
@@ -168,7 +168,7 @@ impl<'a> Entry<'a> {
         if stored == computed {
             Ok(())
         } else {
-            Err(Error::EntryChecksum { entry: self.position, stored, computed })
+            Err(Error::EntryChecksum { entry: self.position, stored, computed, nesting: Nesting::OUTERMOST })
         }
     }
 

@@ -30,6 +30,7 @@ use crate::format::{Descriptor, Dtype, Header, Packing};
 pub use entry::{Entries, Entry, LeElement, NativeElement, Shape};
 pub use metadata::{MetaIter, Metadata};
 pub(crate) use payloads::check_padding;
+pub(crate) use verify::verify_nested;
 pub use verify::{EntryVerification, Verification};
 
 /// A validated container borrowed from its bytes.

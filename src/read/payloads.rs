@@ -2,7 +2,7 @@
 //! Their padding (R37) is checked on verification, which reads the payload section anyway.
 
 use super::header::Bounds;
-use crate::error::Error;
+use crate::error::{Error, Nesting};
 use crate::format::Descriptor;
 use crate::layout::{align_up, slice};
 
@@ -37,12 +37,13 @@ pub(super) fn check(table: &[Descriptor], section: Bounds) -> Result<(), Error> 
 
 /// R37 for the padding `[start, end)` of a container's `bytes`.
 pub(crate) fn check_padding(bytes: &[u8], start: u64, end: u64) -> Result<(), Error> {
-    let err = Error::PaddingNonZero { offset: start };
+    let err = Error::PaddingNonZero { offset: start, nesting: Nesting::OUTERMOST };
     let padding = slice(bytes, start, end.checked_sub(start).ok_or(err)?).ok_or(err)?;
     match padding.iter().position(|&b| b != 0) {
         None => Ok(()),
         Some(at) => {
-            Err(Error::PaddingNonZero { offset: start.saturating_add(u64::try_from(at).unwrap_or(u64::MAX)) })
+            let offset = start.saturating_add(u64::try_from(at).unwrap_or(u64::MAX));
+            Err(Error::PaddingNonZero { offset, nesting: Nesting::OUTERMOST })
         }
     }
 }

@@ -20,8 +20,9 @@ impl<'a> Container<'a> {
     ///
     /// # Errors
     /// [`Error::PaddingNonZero`] or [`Error::EntryChecksum`] for the first problem in that order. For a problem
-    /// inside a nested container, the error is the nested container's own (its `entry` and `offset` are
-    /// within the nested container); [`Container::verification`] says which outer entry holds it.
+    /// inside a nested container, its `entry` and `offset` are within the nested container, and its
+    /// [`Nesting`](crate::Nesting) (in [`Error::context`]: `depth` and `outer_entry`) says how deep that
+    /// container is and which entry of this one holds it.
     pub fn verify(&self) -> Result<(), Error> {
         // The same checks as `verification`, without its progress steps: on a microcontroller this is the
         // path that runs, and it is a few hundred bytes smaller.
@@ -30,9 +31,7 @@ impl<'a> Container<'a> {
         for entry in self.entries() {
             check_padding(self.bytes, cursor, entry.offset())?;
             entry.verify()?;
-            if let Some(nested) = entry.nested() {
-                nested.verify()?;
-            }
+            verify_nested(&entry)?;
             cursor = entry.range().end;
         }
         Ok(())
@@ -50,6 +49,14 @@ impl<'a> Container<'a> {
     }
 }
 
+/// The payload-integrity group of the container `entry` holds, if it holds one, with its errors placed a level
+/// deeper inside `entry` ([`Error::held_by`]).
+pub(crate) fn verify_nested(entry: &Entry<'_>) -> Result<(), Error> {
+    let Some(nested) = entry.nested() else { return Ok(()) };
+    let at = u32::try_from(entry.position()).unwrap_or(u32::MAX);
+    nested.verify().map_err(|e| e.held_by(at))
+}
+
 /// What [`Container::verification`] found for one entry.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
@@ -60,7 +67,8 @@ pub struct EntryVerification<'a> {
     /// [`Error::PaddingNonZero`] at the first non-zero byte.
     pub padding: Result<(), Error>,
     /// R50 for the payload — [`Error::EntryChecksum`] — and, when it matches, the verification of the
-    /// container a `CONTAINER` entry holds (that container's own first error).
+    /// container a `CONTAINER` entry holds (that container's own first error, placed inside this entry by its
+    /// [`Nesting`](crate::Nesting)).
     pub payload: Result<(), Error>,
 }
 
@@ -108,10 +116,7 @@ impl<'a, P: FnMut(u64)> Iterator for Verification<'a, P> {
             crc.update(piece);
             (self.progress)(u64::try_from(piece.len()).unwrap_or(u64::MAX));
         }
-        let payload = entry.check_checksum(crc.finish()).and_then(|()| match entry.nested() {
-            Some(nested) => nested.verify(),
-            None => Ok(()),
-        });
+        let payload = entry.check_checksum(crc.finish()).and_then(|()| verify_nested(&entry));
         Some(EntryVerification { entry, padding, payload })
     }
 

@@ -208,11 +208,15 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
     }
 
     /// Where an integrity error is in the order of the payload-integrity group: its entry, then 0 for R37 (the
-    /// padding before the entry) or 2 for R50 (after R64, which is 1).
+    /// padding before the entry), 2 for R50 (after R64, which is 1), or 3 for an error inside the container the
+    /// entry holds (its `entry` and `offset` are that container's, not this one's).
     fn integrity_place(&self, error: &Error) -> Option<(u32, u8)> {
+        if let Some(outer) = error.context().outer_entry {
+            return Some((outer, 3));
+        }
         match *error {
             Error::EntryChecksum { entry, .. } => Some((entry, 2)),
-            Error::PaddingNonZero { offset } => {
+            Error::PaddingNonZero { offset, .. } => {
                 // After `finish`: `Decoder::prefix` is gone with the verdict, the kept prefix is not.
                 let prefix = self.decoder.prefix_kept()?;
                 let before = prefix.entries().find(|e| e.range().start > offset)?;

@@ -10,7 +10,7 @@ use zerocopy::FromBytes;
 
 use super::{DecodeError, Event};
 use crate::checksum::Crc32;
-use crate::error::Error;
+use crate::error::{Error, Nesting};
 use crate::format::{
     Descriptor, Dtype, Header, DESCRIPTOR_LEN, FLAG_HAS_TARGET, HEADER_LEN_V1, MAX_NESTING_DEPTH,
     TRAILER_SLOT_LEN,
@@ -431,7 +431,8 @@ impl Level {
                     }
                     Ok(()) => {
                         if let (Err(e), None) = (verdict.integrity, self.integrity) {
-                            self.integrity = Some((entry, true, e));
+                            // As the reader: placed a level deeper, inside this container's entry.
+                            self.integrity = Some((entry, true, e.held_by(entry)));
                         }
                     }
                 }
@@ -473,7 +474,8 @@ impl Level {
             let run = input.get(..used).unwrap_or(&[]);
             if let (Some(at), None) = (run.iter().position(|&b| b != 0), self.integrity) {
                 let offset = self.count.saturating_add(len_u64(at));
-                self.integrity = Some((self.entry, false, Error::PaddingNonZero { offset }));
+                self.integrity =
+                    Some((self.entry, false, Error::PaddingNonZero { offset, nesting: Nesting::OUTERMOST }));
             }
             self.count = self.count.saturating_add(len_u64(used));
             return Ok((used, None));
@@ -615,7 +617,12 @@ impl Level {
             let i = to_usize(u64::from(entry)).unwrap_or(usize::MAX);
             let (Some(s), Some(c)) = (stored.get(i), computed.get(i)) else { break };
             if s.get() != c.get() {
-                return Err(Error::EntryChecksum { entry, stored: s.get(), computed: c.get() });
+                return Err(Error::EntryChecksum {
+                    entry,
+                    stored: s.get(),
+                    computed: c.get(),
+                    nesting: Nesting::OUTERMOST,
+                });
             }
             if let Some((at, true, e)) = self.integrity {
                 if at == entry {

@@ -132,15 +132,20 @@ static void check_error(tpack_result r, const tpack_error *err) {
         CHECK(tpack_rule_name(err->rule) != NULL);
         CHECK(strncmp(msg, id, strlen(id)) == 0 && msg[strlen(id)] == ' ');
         CHECK((err->rule == 39) == (err->inner_rule != 0));
+        /* Only R37, R39 and R50 are found inside a nested container; an outer entry exactly when nested. */
+        CHECK(err->depth == 0 || err->rule == 37 || err->rule == 39 || err->rule == 50);
+        CHECK((err->depth == 0) == (err->outer_entry == TPACK_NONE));
+        CHECK(err->rule != 39 || err->outer_entry == err->entry);
     } else {
         CHECK(err->rule == 0);
+        CHECK(err->depth == 0 && err->outer_entry == TPACK_NONE);
     }
 }
 
 static bool same_error(const tpack_error *a, const tpack_error *b) {
     return a->result == b->result && a->rule == b->rule && a->entry == b->entry && a->record == b->record &&
            a->position == b->position && a->section == b->section && a->inner_rule == b->inner_rule &&
-           a->depth == b->depth && a->stored == b->stored && a->computed == b->computed &&
+           a->depth == b->depth && a->outer_entry == b->outer_entry && a->stored == b->stored && a->computed == b->computed &&
            a->offset == b->offset && a->value == b->value;
 }
 
@@ -148,9 +153,9 @@ static void print_error(const char *who, tpack_result r, const tpack_error *e) {
     char msg[512] = "";
     if (r != TPACK_RESULT_OK) tpack_error_message(e, msg, sizeof msg);
     fprintf(stderr, "  %s: %u (%s) rule %u entry %u record %u position %u section %u inner %u depth %u "
-                    "stored %u computed %u offset %llu value %llu: %s\n",
+                    "outer %u stored %u computed %u offset %llu value %llu: %s\n",
             who, (unsigned)r, tpack_result_message(r), e->rule, e->entry, e->record, e->position, e->section,
-            e->inner_rule, e->depth, e->stored, e->computed, (unsigned long long)e->offset,
+            e->inner_rule, e->depth, e->outer_entry, e->stored, e->computed, (unsigned long long)e->offset,
             (unsigned long long)e->value, msg);
 }
 

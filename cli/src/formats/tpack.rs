@@ -73,7 +73,8 @@ pub(crate) struct Problem {
     pub name: String,
     /// What is wrong, in words.
     pub what: String,
-    /// The rule of its first problem (`R37`, `R64`, `R50`, `R39` for a nested container), for `--json`.
+    /// The rule of its first problem (`R37`, `R64`, `R50`; for a nested container, the rule broken inside it,
+    /// R37 or R50 as spec §9 says), for `--json`.
     pub rule: Option<&'static str>,
 }
 
@@ -86,7 +87,7 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
         let e = checked.entry;
         let mut what = Vec::new();
         let mut rule = None;
-        if let Err(Error::PaddingNonZero { offset }) = checked.padding {
+        if let Err(Error::PaddingNonZero { offset, .. }) = checked.padding {
             what.push(format!("padding byte {offset} before it is not zero (rule R37)"));
             rule.get_or_insert("R37");
         }
@@ -97,8 +98,8 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
                 rule.get_or_insert("R50");
             }
             Err(err) => {
-                what.push(format!("its nested container is corrupt: {err}"));
-                rule.get_or_insert("R39");
+                what.push(nested_words(err));
+                rule.get_or_insert(err.rule().id());
             }
         }
         if !what.is_empty() {
@@ -111,6 +112,19 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
         }
     }
     problems
+}
+
+/// An error found inside the container an entry holds, in words: how far down, and the error as that
+/// container reports it (its own entry and offset, and where it is in the nesting).
+pub(crate) fn nested_words(err: Error) -> String {
+    match err.context().depth {
+        Some(depth @ 1..) => {
+            let levels = if depth == 1 { "1 level" } else { "levels" };
+            let levels = if depth == 1 { levels.to_owned() } else { format!("{depth} {levels}") };
+            format!("a container nested in it, {levels} down, is corrupt: {err}")
+        }
+        _ => format!("its nested container is corrupt: {err}"),
+    }
 }
 
 /// R50 for entry `e` in words: its payload, stored and computed checksums.

@@ -10,7 +10,7 @@ use tpack::{Container, Entry, Error, Rule};
 
 use super::Options;
 use crate::error::Result;
-use crate::formats::tpack::{checksum_words, Problem};
+use crate::formats::tpack::{checksum_words, nested_words, Problem};
 use crate::keys::{algorithm_code_name, algorithm_name, public_key, PublicKey};
 use crate::signer::Signer;
 use crate::text::quoted;
@@ -179,9 +179,11 @@ fn check_entry(
         };
         what.push(words);
         rule.get_or_insert("R50");
-    } else if let Some(Err(e)) = entry.nested().map(|n| n.verify()) {
-        what.push(format!("its nested container is corrupt: {e}"));
-        rule.get_or_insert("R39");
+    } else if let Some(Err(e)) =
+        entry.nested().map(|n| n.verify().map_err(|e| e.held_by(u32::try_from(index).unwrap_or(u32::MAX))))
+    {
+        what.push(nested_words(e));
+        rule.get_or_insert(e.rule().id());
     }
     let rule = rule?;
     Some(Problem { entry: index, name: entry.name().to_owned(), what: what.join("; "), rule: Some(rule) })
