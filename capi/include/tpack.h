@@ -325,7 +325,7 @@
 #define TPACK_KEY_ID_LEN 32
 
 // Bytes of caller storage a decoder handle needs (on every target).
-#define TPACK_DECODER_SIZE 1024
+#define TPACK_DECODER_SIZE 1152
 
 // Alignment, in bytes, of a decoder handle's storage.
 #define TPACK_DECODER_ALIGN 8
@@ -337,7 +337,7 @@
 #define TPACK_DECODER_MIN_BUFFER 160
 
 // Bytes of caller storage a saved decoder state needs (on every target).
-#define TPACK_DECODER_STATE_SIZE 1024
+#define TPACK_DECODER_STATE_SIZE 1152
 
 // Alignment, in bytes, of a saved decoder state.
 #define TPACK_DECODER_STATE_ALIGN 8
@@ -631,9 +631,10 @@ typedef struct tpack_authenticated {
 // caller passed a non-NULL `out_error`.
 //
 // For `TPACK_RESULT_INVALID_CONTAINER`, `rule` is the broken rule (1…64) and the other fields say where, as
-// far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Offsets are
-// bytes from the start of the container that breaks the rule (a nested container's own start for an error
-// that `tpack_container_verify` reports inside it).
+// far as the rule has such a place; a field without one holds `TPACK_NONE` / `TPACK_NONE64`. Entries and
+// offsets are those of the container that breaks the rule: for an error found inside a nested container
+// (R37 or R50 from `tpack_container_verify` or a decoder), that container's own, and `depth` and
+// `outer_entry` say where it is.
 typedef struct tpack_error {
   // The code the call returned (a `tpack_result`, as a plain `uint32_t` so that any bits are a valid
   // struct).
@@ -641,8 +642,9 @@ typedef struct tpack_error {
   // The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
   // is not a broken rule.
   uint32_t rule;
-  // The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
-  // was given that holds the broken container, directly or deeper down.
+  // The entry's position in the table (R55, R57, R64 too), in the container that `depth` places. For R39,
+  // the entry of the container the call was given that holds the broken container, directly or deeper
+  // down.
   uint32_t entry;
   // The metadata record (R40–R49), or the block geometry record (R52).
   uint32_t record;
@@ -652,9 +654,13 @@ typedef struct tpack_error {
   uint32_t section;
   // R39: the rule the nested container breaks (0 otherwise).
   uint32_t inner_rule;
-  // R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
-  // by the container the call was given; 0 otherwise).
+  // The depth of the container that breaks the rule (for R39, that breaks `inner_rule`): 0 for the container
+  // the call was given (and for every rule not found inside a nested container), 1 for one it holds
+  // directly, ... Only R37, R39 and R50 are found deeper.
   uint32_t depth;
+  // When `depth` is 1 or more: the entry of the container the call was given that holds the container
+  // `depth` names, directly or deeper down (for R39 the same as `entry`); `TPACK_NONE` when `depth` is 0.
+  uint32_t outer_entry;
   // R13, R14, R50: the stored checksum (0 otherwise).
   uint32_t stored;
   // R13, R14, R50: the computed checksum (0 otherwise).
@@ -704,7 +710,7 @@ typedef struct tpack_entry {
 // exclusively: neither may be touched (read, written, copied, freed) by anyone else while the decoder is used,
 // and the decoder may not be copied. Not thread-safe; owns nothing, so there is nothing to free.
 typedef struct tpack_decoder {
-  uint64_t opaque[128];
+  uint64_t opaque[144];
 } tpack_decoder;
 
 // One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty: `len` 0, `data`
@@ -742,7 +748,7 @@ typedef struct tpack_meta_value {
 // Plain bytes to this library's build: it may be copied, but is read back only by the same build of the
 // library (it is no exchange format).
 typedef struct tpack_decoder_state {
-  uint64_t opaque[128];
+  uint64_t opaque[144];
 } tpack_decoder_state;
 
 // A numeric or `bool[]` array in place: `count` elements of `element_size` bytes each at `data`,

@@ -78,6 +78,19 @@ if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
     "$out/decoder_contracts-clang" "$root/spec/vectors/valid"
 fi
 
+# Errors inside nested containers (nested_context.c): depth and outer entry, the same from the reader, the push
+# decoder and the signed decoder; the one-pass writer's refusal of an open-ended entry in words. With each C
+# compiler.
+"$cc" -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+    -I "$capi/include" "$capi/tests/c/nested_context.c" "$out/libtpack.a" $libs -o "$out/nested_context"
+"$out/nested_context"
+if command -v clang >/dev/null && [ "$(basename "$cc")" != clang ]; then
+    clang -std=c11 -Wall -Wextra -Werror -pedantic $sanitize \
+        -I "$capi/include" "$capi/tests/c/nested_context.c" "$out/libtpack.a" $libs -o "$out/nested_context-clang"
+    printf 'clang: '
+    "$out/nested_context-clang"
+fi
+
 # C++: the header used from C++17 code (smoke.cpp), with g++ (or $CXX) and with clang++.
 cxx=${CXX:-g++}
 "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic $sanitize \

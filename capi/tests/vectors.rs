@@ -396,6 +396,7 @@ fn arguments_are_checked_and_outputs_untouched_on_failure() {
         section: 0,
         inner_rule: 0,
         depth: 0,
+        outer_entry: 0,
         stored: 0,
         computed: 0,
         offset: 0,
@@ -544,6 +545,7 @@ fn documented(core: tpack::Error) -> tpack_error {
         section: context.section.and_then(section_number).unwrap_or(TPACK_NONE),
         inner_rule: context.inner_rule.map_or(0, |r| u32::from(r.number())),
         depth: context.depth.map_or(0, u32::from),
+        outer_entry: context.outer_entry.unwrap_or(TPACK_NONE),
         stored: context.stored.unwrap_or(0),
         computed: context.computed.unwrap_or(0),
         offset: context.offset.unwrap_or(TPACK_NONE64),
@@ -563,7 +565,7 @@ fn message_of(e: &tpack_error) -> String {
 #[test]
 fn every_error_field_is_the_core_context_and_every_slot_is_filled_by_some_vector() {
     // Which slots of the context some vector fills, in the order of `ErrorContext`'s fields.
-    let mut filled = [false; 10];
+    let mut filled = [false; 11];
     for v in vectors().iter().filter(|v| v["valid"] == false) {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
@@ -584,6 +586,7 @@ fn every_error_field_is_the_core_context_and_every_slot_is_filled_by_some_vector
             c.stored.is_some(),
             c.computed.is_some(),
             c.depth.is_some(),
+            c.outer_entry.is_some(),
             c.inner_rule.is_some(),
         ];
         for (seen, now) in filled.iter_mut().zip(slots) {
@@ -592,7 +595,7 @@ fn every_error_field_is_the_core_context_and_every_slot_is_filled_by_some_vector
     }
     // Under Miri only a sample of the vectors is read, which need not fill every slot.
     if SAMPLE == 1 {
-        assert_eq!(filled, [true; 10], "slots (entry … inner_rule) that no vector fills");
+        assert_eq!(filled, [true; 11], "slots (entry … inner_rule) that no vector fills");
     }
 }
 
@@ -610,6 +613,7 @@ fn an_error_struct_prints_the_core_message_for_every_rule() {
         stored: Some(8),
         computed: Some(9),
         depth: Some(2),
+        outer_entry: Some(10),
         inner_rule: Some(tpack::Rule::MetaBool),
     };
     let mut printed = 0;
