@@ -139,6 +139,38 @@ fn verify_names_every_corrupt_entry() {
     assert!(!err.contains("entry 1 ") && !err.contains("entry 2 "), "{err}");
 }
 
+/// A payload damaged two containers down: the outer entry is named, and the words say how deep and which entry
+/// of the nested container. Regression: they gave the nested container's entry alone.
+#[test]
+fn verify_says_how_deep_a_nested_error_is() {
+    use tpack::write::{StreamWriter, VecBookkeeping};
+    fn written(entries: &[(&str, Dtype, &[u8])]) -> Vec<u8> {
+        let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
+        let shapes: Vec<[u64; 1]> = entries.iter().map(|(_, _, p)| [p.len() as u64]).collect();
+        for ((name, dtype, _), shape) in entries.iter().zip(&shapes) {
+            w.declare(EntryDecl::new(name, *dtype, shape)).unwrap();
+        }
+        for (_, _, payload) in entries {
+            w.write_entry(payload).unwrap();
+        }
+        w.finish().unwrap()
+    }
+    let mut inner = written(&[("a", Dtype::U8, &[1, 2, 3, 4])]);
+    let at = Container::parse(&inner).unwrap().entry(0).unwrap().offset() as usize;
+    inner[at] ^= 1;
+    let middle = written(&[("x", Dtype::U8, &[9]), ("deep", Dtype::CONTAINER, &inner)]);
+    let outer =
+        written(&[("p", Dtype::U8, &[0]), ("q", Dtype::U8, &[0]), ("mid", Dtype::CONTAINER, &middle)]);
+    let (_dir, path) = file_with(&outer);
+    let err = assert_fails(&run!("verify", path), 1, &["is corrupt", "1 of 3 entries"]);
+    assert!(err.contains("entry 2 \"mid\""), "{err}");
+    assert!(err.contains("2 levels down") && err.contains("R50"), "{err}");
+    assert!(
+        err.contains("(entry 0: stored") && err.contains("in the container at depth 2 inside entry 2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn verify_and_inspect_explain_structural_damage() {
     let bytes = sample();

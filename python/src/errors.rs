@@ -39,8 +39,11 @@ pub fn format_error(
         stored,
         computed,
         depth,
+        outer_entry,
         inner_rule,
     } = error.context();
+    // Depth 0 is the container the call was given: no nesting to tell, as for the rules that have none.
+    let depth = depth.filter(|&d| d > 0);
     let entry = entry.or(named);
     let name = entry
         .and_then(|e| usize::try_from(e).ok())
@@ -63,6 +66,7 @@ pub fn format_error(
         context.set_item("stored", stored)?;
         context.set_item("computed", computed)?;
         context.set_item("depth", depth)?;
+        context.set_item("outer_entry", outer_entry)?;
         context.set_item("inner_rule", inner_rule.map(|r| r.id()))?;
         m.getattr("_from_native")?.call1((kind, rule.id(), rule.name(), error.to_string(), name, context))
     });

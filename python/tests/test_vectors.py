@@ -129,7 +129,8 @@ def test_invalid_vector_raises_its_rule(vector):
 
 # Which context attributes each rule's error carries (spec §12, as `tpack.TpackError` documents them); every
 # other attribute is None. `verify()` also names the entry of every integrity error (R37 included).
-CONTEXT = ("entry", "record", "position", "offset", "section", "value", "stored", "computed", "depth", "inner_rule")
+CONTEXT = ("entry", "record", "position", "offset", "section", "value", "stored", "computed", "depth", "outer_entry",
+           "inner_rule")
 CARRIES = {
     **{r: {"value"} for r in ("R1", "R3", "R4", "R5", "R6", "R8", "R9")},
     "R2": set(),
@@ -141,7 +142,7 @@ CARRIES = {
     **{r: {"position"} for r in ("R19", "R20")},
     "R30": {"entry", "offset"},
     "R37": {"entry", "offset"},
-    "R39": {"entry", "depth", "inner_rule"},
+    "R39": {"entry", "depth", "outer_entry", "inner_rule"},
     **{f"R{n}": {"record"} for n in (40, 41, 42, 43, 44, 45, 47, 48, 49, 52)},
     "R46": {"record", "value"},
     "R50": {"entry", "stored", "computed"},
@@ -176,7 +177,12 @@ def test_every_rule_has_a_row():
 @pytest.mark.parametrize("vector", INVALID, ids=[v["file"] for v in INVALID])
 def test_an_error_carries_its_rules_context_and_its_message_shows_it(vector):
     err = raised(vector)
-    assert {name for name in CONTEXT if getattr(err, name) is not None} == CARRIES[err.rule], vector["file"]
+    carries = CARRIES[err.rule]
+    if err.rule in INTEGRITY and "nested" in vector["file"]:
+        # Found inside a nested container: how deep, and in which outer entry.
+        carries = carries | {"depth", "outer_entry"}
+        assert (err.depth, err.outer_entry) == (1, err.entry), vector["file"]
+    assert {name for name in CONTEXT if getattr(err, name) is not None} == carries, vector["file"]
     message = str(err)
     for name in ("record", "position", "offset", "value", "depth"):
         field = getattr(err, name)

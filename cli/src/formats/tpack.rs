@@ -73,8 +73,7 @@ pub(crate) struct Problem {
     pub name: String,
     /// What is wrong, in words.
     pub what: String,
-    /// The rule of its first problem (`R37`, `R64`, `R50`; for a nested container, the rule broken inside it,
-    /// R37 or R50 as spec §9 says), for `--json`.
+    /// The rule of its first problem (`R37`, `R64`, `R50`, `R39` for a nested container), for `--json`.
     pub rule: Option<&'static str>,
 }
 
@@ -93,13 +92,15 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
         }
         match checked.payload {
             Ok(()) => {}
-            Err(Error::EntryChecksum { stored, computed, .. }) => {
+            // This entry's own checksum; one inside the container it holds is placed by its nesting (this arm
+            // took it for the entry's own, with the nested entry's checksums).
+            Err(Error::EntryChecksum { stored, computed, nesting, .. }) if nesting.depth() == 0 => {
                 what.push(checksum_words(&e, stored, computed));
                 rule.get_or_insert("R50");
             }
             Err(err) => {
                 what.push(nested_words(err));
-                rule.get_or_insert(err.rule().id());
+                rule.get_or_insert("R39");
             }
         }
         if !what.is_empty() {
@@ -118,11 +119,7 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
 /// container reports it (its own entry and offset, and where it is in the nesting).
 pub(crate) fn nested_words(err: Error) -> String {
     match err.context().depth {
-        Some(depth @ 1..) => {
-            let levels = if depth == 1 { "1 level" } else { "levels" };
-            let levels = if depth == 1 { levels.to_owned() } else { format!("{depth} {levels}") };
-            format!("a container nested in it, {levels} down, is corrupt: {err}")
-        }
+        Some(depth @ 2..) => format!("a container nested in it, {depth} levels down, is corrupt: {err}"),
         _ => format!("its nested container is corrupt: {err}"),
     }
 }

@@ -26,7 +26,12 @@ class TpackError(Exception):
             key), the expected length (R57), the container's algorithm code (R60) or signed counter (R62).
         stored: the stored checksum (R13, R14, R50).
         computed: the checksum computed from the bytes (R13, R14, R50).
-        depth: for R39 (a nested container is invalid), the nested container's depth.
+        depth: for an error found inside a nested container, how deep that container is (1 for one the
+            container holds directly): R37 and R50 from ``verify()`` (``entry`` is then the outer entry that
+            holds it, and the message gives the nested container's own entry or offset), and R39 (the depth of
+            the nested container that breaks ``inner_rule``).
+        outer_entry: with ``depth``, the outermost container's entry that holds the nested one (for R39 the
+            same as ``entry``).
         inner_rule: for R39, the id of the rule the nested container breaks.
     """
 
@@ -38,6 +43,7 @@ class TpackError(Exception):
     stored: Optional[int]
     computed: Optional[int]
     depth: Optional[int]
+    outer_entry: Optional[int]
 
     def __init__(
         self,
@@ -68,7 +74,7 @@ class TpackError(Exception):
 
 
 # The context attributes passed by name (the others are positional, as in the first release).
-_CONTEXT_ONLY = ("record", "position", "offset", "section", "value", "stored", "computed", "depth")
+_CONTEXT_ONLY = ("record", "position", "offset", "section", "value", "stored", "computed", "depth", "outer_entry")
 
 
 def _rebuild(cls, args, context):

@@ -183,7 +183,7 @@ fn check_entry(
         entry.nested().map(|n| n.verify().map_err(|e| e.held_by(u32::try_from(index).unwrap_or(u32::MAX))))
     {
         what.push(nested_words(e));
-        rule.get_or_insert(e.rule().id());
+        rule.get_or_insert("R39");
     }
     let rule = rule?;
     Some(Problem { entry: index, name: entry.name().to_owned(), what: what.join("; "), rule: Some(rule) })
