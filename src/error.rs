@@ -260,6 +260,17 @@ impl Nesting {
 }
 
 impl Error {
+    /// Where the error is in the nesting: for R37 and R50 the container they were found in, for R39 the
+    /// nested container that breaks its inner rule; [`Nesting::OUTERMOST`] for every other rule.
+    #[must_use]
+    pub const fn nesting(&self) -> Nesting {
+        match *self {
+            Error::PaddingNonZero { nesting, .. } | Error::EntryChecksum { nesting, .. } => nesting,
+            Error::NestedInvalid { entry, depth, .. } => Nesting::new(depth, entry),
+            _ => Nesting::OUTERMOST,
+        }
+    }
+
     /// This error, found in the container that entry `entry` holds, as the container holding it reports it:
     /// an integrity error (R37, R50) a level deeper inside `entry`; any other unchanged. What
     /// [`Container::verify`](crate::Container::verify) does with a nested container's errors, for a caller
@@ -589,11 +600,15 @@ impl fmt::Display for Error {
             | Error::MetaUtf8 { record } => write!(f, " (metadata record {record})"),
         }?;
         // Where in the nesting, for an error found inside a nested container (R39 says it in its own words).
-        match self.context() {
-            ErrorContext { depth: Some(depth), outer_entry: Some(outer), .. }
-                if self.rule() != Rule::NestedInvalid =>
+        match *self {
+            Error::PaddingNonZero { nesting, .. } | Error::EntryChecksum { nesting, .. }
+                if nesting.depth > 0 =>
             {
-                write!(f, ", in the container at depth {depth} inside entry {outer}")
+                write!(
+                    f,
+                    ", in the container at depth {} inside entry {}",
+                    nesting.depth, nesting.outer_entry
+                )
             }
             _ => Ok(()),
         }

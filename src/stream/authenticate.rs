@@ -211,7 +211,7 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
     /// padding before the entry), 2 for R50 (after R64, which is 1), or 3 for an error inside the container the
     /// entry holds (its `entry` and `offset` are that container's, not this one's).
     fn integrity_place(&self, error: &Error) -> Option<(u32, u8)> {
-        if let Some(outer) = error.context().outer_entry {
+        if let Some(outer) = error.nesting().outer_entry() {
             return Some((outer, 3));
         }
         match *error {
