@@ -77,6 +77,10 @@ fn contexts_hold_what_each_kind_of_rule_is_about() {
     assert_eq!((c.entry, c.depth, c.inner_rule), (Some(4), Some(2), Some(Rule::MetaBool)));
     // R39's entry is the outermost container's, like an integrity error's outer entry.
     assert_eq!(c.outer_entry, Some(4));
+    assert_eq!(e.nesting(), Nesting::new(2, 4));
+    assert_eq!(Error::NameUtf8 { entry: 1 }.nesting(), Nesting::OUTERMOST);
+    assert_eq!(Nesting::new(0, 9), Nesting::OUTERMOST);
+    assert_eq!(Nesting::OUTERMOST.outer_entry(), None);
     assert_eq!(Error::BadMagic.context(), ErrorContext::default());
     assert_eq!(Error::MetaUnknownType { record: 1, code: 99 }.context().value, Some(99));
     assert_eq!(Error::SectionLength { section: Section::Trailer }.context().section, Some(Section::Trailer));
