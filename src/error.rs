@@ -15,7 +15,8 @@ mod message;
 ///
 /// The last column is the rule's context in its message, with `{slot}` placeholders (see
 /// [`ErrorContext::write_template`]); the message is `"{id} {name}: {what}{context}"`, kept as one record of
-/// [`Rule::TEXTS`] so that printing it needs no `format_args!` (see `error/message.rs`).
+/// [`Rule::NAMES`] and [`Rule::DESCRIPTIONS`], so that printing it needs no `format_args!` (see
+/// `error/message.rs`).
 macro_rules! rules {
     ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* } $text:literal;)*) => {
         /// A validation rule of the spec (§12), by its number.
@@ -53,14 +54,17 @@ macro_rules! rules {
                 match self { $(Rule::$name => $what,)* }
             }
 
-            /// Every rule's texts, one record per rule in number order, each its id, name, description and
-            /// context template, each ending with a NUL: one static string instead of a table of pointers and
-            /// lengths per column (what `match` arms become), from which the C API hands out ids and names.
-            const TEXTS: &'static str =
-                concat!($($id, "\0", stringify!($name), "\0", $what, "\0", $text, "\0",)*);
+            /// Every rule's id and name, in number order, each ending with a NUL: one static string instead of
+            /// a table of pointers and lengths per column (what `match` arms become), from which the C API hands
+            /// out ids and names.
+            const NAMES: &'static str = concat!($($id, "\0", stringify!($name), "\0",)*);
+
+            /// Every rule's description and context template, in number order, each ending with a NUL; apart
+            /// from [`Rule::NAMES`], so that a firmware that prints only ids and names does not link them.
+            const DESCRIPTIONS: &'static str = concat!($($what, "\0", $text, "\0",)*);
         }
 
-        // The records of `Rule::TEXTS` are found by number: the numbers must be 1, 2, 3, ... in table order.
+        // The records of `Rule::NAMES` and `Rule::DESCRIPTIONS` are found by number: the numbers must be 1, 2, 3, ... in table order.
         #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)]
         const _: () = {
             let mut i = 0;

@@ -1,9 +1,9 @@
-//! The text of an error, from one static string (`Rule::TEXTS`, made by the rule table) and a hand-written number
-//! formatter. Nothing here builds `format_args!`: a firmware that prints messages (the C API's
+//! The text of an error, from two static strings (`Rule::NAMES` and `Rule::DESCRIPTIONS`, made by the rule table)
+//! and a hand-written number formatter. Nothing here builds `format_args!`: a firmware that prints messages (the C API's
 //! `tpack_error_message`) then links neither `core::fmt`'s argument interpreter, its padding, the integer
-//! `Display`s nor the 64-bit division they need, about 3 KiB of code on a Cortex-M4; and one packed string holds
-//! every rule's id, name, description and context, where a `match` per column made a table of pointers and
-//! lengths for each (2 KiB more).
+//! `Display`s nor the 64-bit division they need, about 3 KiB of code on a Cortex-M4; and two packed strings hold
+//! every rule's id and name, and description and context, where a `match` per column made a table of pointers
+//! and lengths for each (2 KiB more).
 //!
 //! Rejected: keeping `write!` and trimming around it (the machinery comes with the first `{}`), and a
 //! `Display`-free C message built in the C API (two copies of every wording, free to drift apart).
@@ -13,42 +13,31 @@ use core::fmt::{self, Write};
 
 use super::{ErrorContext, Rule, SignedAttribute};
 
-/// Ends each field of `Rule::TEXTS`.
+/// Ends each field of `Rule::NAMES` and `Rule::DESCRIPTIONS`.
 const FIELD_END: u8 = 0;
 
-/// The fields of a rule's record in `Rule::TEXTS`, in order.
-#[derive(Clone, Copy)]
-enum Field {
-    Id,
-    Name,
-    Description,
-    Template,
-}
-
-impl Field {
-    /// Fields before this one in a record.
-    fn position(self) -> usize {
-        match self {
-            Field::Id => 0,
-            Field::Name => 1,
-            Field::Description => 2,
-            Field::Template => 3,
-        }
-    }
-}
-
-/// Fields per record.
-const FIELDS: usize = 4;
+/// Fields per rule in each string: in `Rule::NAMES` the id, then the name; in `Rule::DESCRIPTIONS` the
+/// description, then the context template. A caller names the string itself, so that a firmware that reads
+/// only names links only `Rule::NAMES`.
+const FIELDS: usize = 2;
+/// The id's place in `Rule::NAMES`.
+const ID: usize = 0;
+/// The name's place in `Rule::NAMES`.
+const NAME: usize = 1;
+/// The description's place in `Rule::DESCRIPTIONS`.
+const DESCRIPTION: usize = 0;
+/// The context template's place in `Rule::DESCRIPTIONS`.
+const TEMPLATE: usize = 1;
 
 /// The digits of every base used, for [`write_digits`].
 const DIGITS: &str = "0123456789abcdef";
 
-/// The text of the rule numbered `number` from `field` on, starting with that field and its NUL: `None` for a
-/// number that is no rule.
-fn from_field(number: u8, field: Field) -> Option<&'static str> {
+/// The text of `texts` (`Rule::NAMES` or `Rule::DESCRIPTIONS`) from the field at `place` of the rule numbered
+/// `number` on, starting with that field and its NUL: `None` for a number that is no rule.
+fn from_field(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
     // Records are in number order from 1 (checked at compile time where the table is made).
-    let skip = usize::from(number.checked_sub(1)?).checked_mul(FIELDS)?.checked_add(field.position())?;
-    let mut rest = Rule::TEXTS;
+    let skip = usize::from(number.checked_sub(1)?).checked_mul(FIELDS)?.checked_add(place)?;
+    let mut rest = texts;
     for _ in 0..skip {
         let end = rest.bytes().position(|b| b == FIELD_END)?;
         rest = rest.get(end.checked_add(1)?..)?;
@@ -57,16 +46,18 @@ fn from_field(number: u8, field: Field) -> Option<&'static str> {
     rest.bytes().any(|b| b == FIELD_END).then_some(rest)
 }
 
-/// Field `field` of the rule numbered `number`, without its NUL.
-fn text(number: u8, field: Field) -> Option<&'static str> {
-    let rest = from_field(number, field)?;
+/// The field at `place` of `texts` for the rule numbered `number`, without its NUL.
+fn text(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
+    let rest = from_field(texts, number, place)?;
     rest.get(..rest.bytes().position(|b| b == FIELD_END)?)
 }
 
-/// Field `field` of the rule numbered `number`, NUL-terminated (`c""` for no rule, which the callers' rules
-/// never are).
-fn c_text(number: u8, field: Field) -> &'static CStr {
-    from_field(number, field).and_then(|rest| CStr::from_bytes_until_nul(rest.as_bytes()).ok()).unwrap_or(c"")
+/// The field at `place` of `Rule::NAMES` for the rule numbered `number`, NUL-terminated (`c""` for no rule,
+/// which the callers' rules never are).
+fn c_name_text(number: u8, place: usize) -> &'static CStr {
+    from_field(Rule::NAMES, number, place)
+        .and_then(|rest| CStr::from_bytes_until_nul(rest.as_bytes()).ok())
+        .unwrap_or(c"")
 }
 
 impl Rule {
@@ -74,14 +65,14 @@ impl Rule {
     /// binding, which hands out the pointer.
     #[must_use]
     pub fn id_c(self) -> &'static CStr {
-        c_text(self.number(), Field::Id)
+        c_name_text(self.number(), ID)
     }
 
     /// [`Rule::name`] as a NUL-terminated string, from the static text the messages are printed from: for a C
     /// binding, which hands out the pointer.
     #[must_use]
     pub fn name_c(self) -> &'static CStr {
-        c_text(self.number(), Field::Name)
+        c_name_text(self.number(), NAME)
     }
 
     /// Writes this rule's message at `context`: `"R13 HeaderChecksum: the header checksum does not match (stored
@@ -96,7 +87,7 @@ impl Rule {
         // No check before writing: a firmware's caller discards a failed message (the C API does), and the check
         // would cost the code of a second pass.
         self.write_summary(out)?;
-        context.write_template(text(self.number(), Field::Template).ok_or(fmt::Error)?, out)
+        context.write_template(text(Rule::DESCRIPTIONS, self.number(), TEMPLATE).ok_or(fmt::Error)?, out)
     }
 
     /// Writes `"R13 HeaderChecksum: the header checksum does not match"`: the rule's id, name and description.
@@ -105,8 +96,10 @@ impl Rule {
     /// When `out` fails.
     pub(super) fn write_summary<W: Write + ?Sized>(self, out: &mut W) -> fmt::Result {
         let number = self.number();
-        for (field, after) in [(Field::Id, " "), (Field::Name, ": "), (Field::Description, "")] {
-            out.write_str(text(number, field).ok_or(fmt::Error)?)?;
+        for (texts, place, after) in
+            [(Rule::NAMES, ID, " "), (Rule::NAMES, NAME, ": "), (Rule::DESCRIPTIONS, DESCRIPTION, "")]
+        {
+            out.write_str(text(texts, number, place).ok_or(fmt::Error)?)?;
             out.write_str(after)?;
         }
         Ok(())
@@ -313,11 +306,16 @@ mod tests {
             assert_eq!(rule.name_c().to_str(), Ok(rule.name()));
         }
         let past = u8::try_from(Rule::ALL.len() + 1).unwrap();
-        for field in [Field::Id, Field::Name, Field::Description, Field::Template] {
-            assert!(text(0, field).is_none());
-            assert!(text(past, field).is_none());
+        for (texts, place) in [
+            (Rule::NAMES, ID),
+            (Rule::NAMES, NAME),
+            (Rule::DESCRIPTIONS, DESCRIPTION),
+            (Rule::DESCRIPTIONS, TEMPLATE),
+        ] {
+            assert!(text(texts, 0, place).is_none());
+            assert!(text(texts, past, place).is_none());
         }
-        assert_eq!(c_text(past, Field::Name), c"");
+        assert_eq!(c_name_text(past, NAME), c"");
     }
 
     #[test]
