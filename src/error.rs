@@ -36,22 +36,30 @@ macro_rules! rules {
                 match self { $(Rule::$name => $num,)* }
             }
 
+            // The three texts below are read from `Rule::NAMES` and `Rule::DESCRIPTIONS`, which the messages are
+            // printed from: a `match` here would be a second copy of every text and a table of pointers per
+            // column. The empty string is for a malformed table, which the assertions after this `impl` rule out
+            // at compile time.
+
             /// The rule's id as the spec and the conformance kit write it: `"R17"`.
             #[must_use]
             pub const fn id(self) -> &'static str {
-                match self { $(Rule::$name => $id,)* }
+                match message::text(Rule::NAMES, self.number(), message::ID) { Some(id) => id, None => "" }
             }
 
             /// The rule's short name: `"NameLength"`.
             #[must_use]
             pub const fn name(self) -> &'static str {
-                match self { $(Rule::$name => stringify!($name),)* }
+                match message::text(Rule::NAMES, self.number(), message::NAME) { Some(name) => name, None => "" }
             }
 
             /// What the rule forbids, in plain words.
             #[must_use]
             pub const fn description(self) -> &'static str {
-                match self { $(Rule::$name => $what,)* }
+                match message::text(Rule::DESCRIPTIONS, self.number(), message::DESCRIPTION) {
+                    Some(what) => what,
+                    None => "",
+                }
             }
 
             /// Every rule's id and name, in number order, each ending with a NUL: one static string instead of
@@ -70,6 +78,9 @@ macro_rules! rules {
             let mut i = 0;
             while i < Rule::ALL.len() {
                 assert!(Rule::ALL[i].number() as usize == i + 1, "rules are not numbered 1, 2, 3, ...");
+                // And each has its texts: the empty fallbacks of `id`, `name` and `description` never happen.
+                assert!(!Rule::ALL[i].id().is_empty() && !Rule::ALL[i].name().is_empty());
+                assert!(!Rule::ALL[i].description().is_empty());
                 i += 1;
             }
         };

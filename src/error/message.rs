@@ -21,42 +21,81 @@ const FIELD_END: u8 = 0;
 /// only names links only `Rule::NAMES`.
 const FIELDS: usize = 2;
 /// The id's place in `Rule::NAMES`.
-const ID: usize = 0;
+pub(super) const ID: usize = 0;
 /// The name's place in `Rule::NAMES`.
-const NAME: usize = 1;
+pub(super) const NAME: usize = 1;
 /// The description's place in `Rule::DESCRIPTIONS`.
-const DESCRIPTION: usize = 0;
+pub(super) const DESCRIPTION: usize = 0;
 /// The context template's place in `Rule::DESCRIPTIONS`.
 const TEMPLATE: usize = 1;
 
 /// The digits of every base used, for [`write_digits`].
 const DIGITS: &str = "0123456789abcdef";
 
-/// The text of `texts` (`Rule::NAMES` or `Rule::DESCRIPTIONS`) from the field at `place` of the rule numbered
-/// `number` on, starting with that field and its NUL: `None` for a number that is no rule.
-fn from_field(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
+/// The bytes of `texts` (`Rule::NAMES` or `Rule::DESCRIPTIONS`) from the field at `place` of the rule numbered
+/// `number` on, starting with that field: `None` for a number that is no rule. A `const fn`, so that
+/// [`Rule::id`], [`Rule::name`] and [`Rule::description`] read the same strings as the messages.
+const fn from_field(texts: &'static str, number: u8, place: usize) -> Option<&'static [u8]> {
     // Records are in number order from 1 (checked at compile time where the table is made).
-    let skip = usize::from(number.checked_sub(1)?).checked_mul(FIELDS)?.checked_add(place)?;
-    let mut rest = texts;
-    for _ in 0..skip {
-        let end = rest.bytes().position(|b| b == FIELD_END)?;
-        rest = rest.get(end.checked_add(1)?..)?;
+    let Some(before) = number.checked_sub(1) else { return None };
+    #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
+    let Some(skip) = (before as usize).checked_mul(FIELDS) else {
+        return None;
+    };
+    let Some(mut skip) = skip.checked_add(place) else { return None };
+    let mut rest = texts.as_bytes();
+    while skip > 0 {
+        // Past the next NUL.
+        loop {
+            match rest.split_first() {
+                Some((&byte, tail)) => {
+                    rest = tail;
+                    if byte == FIELD_END {
+                        break;
+                    }
+                }
+                None => return None,
+            }
+        }
+        skip = skip.saturating_sub(1);
     }
-    // The last field ends with a NUL too: a rule past the end finds none.
-    rest.bytes().any(|b| b == FIELD_END).then_some(rest)
+    if rest.is_empty() {
+        None
+    } else {
+        Some(rest)
+    }
 }
 
 /// The field at `place` of `texts` for the rule numbered `number`, without its NUL.
-fn text(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
-    let rest = from_field(texts, number, place)?;
-    rest.get(..rest.bytes().position(|b| b == FIELD_END)?)
+pub(super) const fn text(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
+    let Some(rest) = from_field(texts, number, place) else { return None };
+    let mut len = 0usize;
+    let mut probe = rest;
+    while let Some((&byte, tail)) = probe.split_first() {
+        if byte == FIELD_END {
+            break;
+        }
+        probe = tail;
+        len = len.saturating_add(1);
+    }
+    // A field without its NUL is the end of a malformed table: not a field.
+    if probe.is_empty() {
+        return None;
+    }
+    match rest.split_at_checked(len) {
+        Some((field, _)) => match core::str::from_utf8(field) {
+            Ok(field) => Some(field),
+            Err(_) => None,
+        },
+        None => None,
+    }
 }
 
 /// The field at `place` of `Rule::NAMES` for the rule numbered `number`, NUL-terminated (`c""` for no rule,
 /// which the callers' rules never are).
 fn c_name_text(number: u8, place: usize) -> &'static CStr {
     from_field(Rule::NAMES, number, place)
-        .and_then(|rest| CStr::from_bytes_until_nul(rest.as_bytes()).ok())
+        .and_then(|rest| CStr::from_bytes_until_nul(rest).ok())
         .unwrap_or(c"")
 }
 
@@ -297,8 +336,13 @@ mod tests {
     }
 
     #[test]
-    fn every_rule_has_its_record() {
+    fn every_rule_has_its_texts() {
         for &rule in Rule::ALL {
+            // Against what does not come from the strings: the number, and the variant's name as `Debug` prints it.
+            assert_eq!(rule.id(), std::format!("R{}", rule.number()));
+            assert_eq!(rule.name(), std::format!("{rule:?}"));
+            assert!(!rule.description().is_empty());
+            assert!(text(Rule::DESCRIPTIONS, rule.number(), TEMPLATE).is_some());
             let mut t = Text(std::string::String::new());
             rule.write_summary(&mut t).unwrap();
             assert_eq!(t.0, std::format!("{} {}: {}", rule.id(), rule.name(), rule.description()));
