@@ -187,9 +187,31 @@ fn lazy(c: &tpack_container, policy: &tpack_policy, crypto: *const tpack_crypto)
     verdict(r, &e)
 }
 
-/// Whether a verification with verdict `want` runs in this build (all natively; under Miri, see [`MIRI`]).
-fn sampled(want: &str) -> bool {
-    !MIRI || ["R58", "R59", "R60", "R61", "R62"].contains(&want)
+/// Which verifications run: all of them natively. Under Miri (see [`MIRI`]) only those decided before the
+/// signature is checked (R58 to R62), and of those the first `per_verdict` of each verdict in manifest order:
+/// every verdict still runs on a big-endian host, at a fraction of the cost (each check walks the C boundary
+/// and hashes the container).
+struct Sample {
+    per_verdict: usize,
+    taken: std::collections::HashMap<String, usize>,
+}
+
+impl Sample {
+    fn new(per_verdict: usize) -> Self {
+        Self { per_verdict, taken: Default::default() }
+    }
+
+    fn take(&mut self, want: &str) -> bool {
+        if !MIRI {
+            return true;
+        }
+        if !["R58", "R59", "R60", "R61", "R62"].contains(&want) {
+            return false;
+        }
+        let n = self.taken.entry(want.to_owned()).or_default();
+        *n += 1;
+        *n <= self.per_verdict
+    }
 }
 
 unsafe extern "C" fn says_yes(
@@ -231,6 +253,7 @@ fn signed_vectors() -> impl Iterator<Item = &'static Value> {
 #[test]
 fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry() {
     let mut checked = 0;
+    let mut sample = Sample::new(2);
     let mut verdicts = std::collections::BTreeSet::new();
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
@@ -241,7 +264,7 @@ fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             assert_eq!(whole(&c, &policy, std::ptr::null()), want, "{file}: {check}");
@@ -250,7 +273,7 @@ fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry
             checked += 1;
         }
     }
-    assert!(checked >= if MIRI { 10 } else { 30 }, "only {checked} verifications");
+    assert!(checked >= if MIRI { 9 } else { 30 }, "only {checked} verifications");
     let all: Vec<&str> = if MIRI {
         ["R58", "R59", "R60", "R61", "R62"].into()
     } else {
@@ -285,12 +308,15 @@ fn signature_json(c: &tpack_container) -> Option<Value> {
     assert_eq!(unsafe { tpack_container_entry_count(c, &mut count) }, OK);
     assert_eq!(digests.len(), 32 * (count - 1));
     assert_eq!(signature.len(), 64);
+    // Absent: empty (a key never is), and never NULL.
+    assert!(!s.public_key.data.is_null());
+    let public_key = bytes_of(s.public_key).filter(|k| !k.is_empty()).map(hex);
     Some(serde_json::json!({
         "algorithm": s.algorithm,
         "counter": s.counter,
         "key": hex(&s.key_id),
         "message": hex(&message),
-        "public_key": bytes_of(s.public_key).map(hex),
+        "public_key": public_key,
         "subject": str_of(s.subject),
     }))
 }
@@ -509,6 +535,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
     let both = (1 << TPACK_ALGORITHM_ED25519) | (1 << TPACK_ALGORITHM_P256);
     let crypto = callbacks(u32::try_from(both).expect("small"));
     let mut checked = 0;
+    let mut sample = Sample::new(1);
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
@@ -518,7 +545,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             assert_eq!(whole(&c, &policy, &crypto), want, "{file}: {check}");
@@ -526,7 +553,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
             checked += 1;
         }
     }
-    assert!(checked >= if MIRI { 10 } else { 30 });
+    assert!(checked >= if MIRI { 5 } else { 30 });
     let (begins, updated, verifies) = engine(|e| (e.begins, e.updated, e.verifies));
     if !MIRI {
         assert!(begins > 100 && updated > 1000 && verifies > 20, "{begins} {updated} {verifies}");
@@ -850,6 +877,7 @@ fn stream(bytes: &[u8], policy: &tpack_policy, crypto: *const tpack_crypto, chun
             digests.len(),
             policy,
             crypto,
+            std::ptr::null_mut(),
         )
     };
     assert_eq!(r, OK);
@@ -922,6 +950,7 @@ fn first_payload(bytes: &[u8]) -> usize {
 #[test]
 fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_prefix() {
     let mut refused_early = 0;
+    let mut sample = Sample::new(1);
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
@@ -930,7 +959,7 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             for chunk in [13, 4096] {
@@ -971,7 +1000,7 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             }
         }
     }
-    assert!(refused_early >= if MIRI { 20 } else { 2 * 15 }, "{refused_early}");
+    assert!(refused_early >= if MIRI { 2 * 5 } else { 2 * 15 }, "{refused_early}");
 }
 
 #[test]
@@ -1035,6 +1064,7 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
                     digests.len(),
                     policy,
                     std::ptr::null(),
+                    std::ptr::null_mut(),
                 )
             }
         };
@@ -1085,7 +1115,10 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
         );
         // A plain decoder is not a signed one.
         let mut plain = MaybeUninit::<tpack_decoder>::uninit();
-        assert_eq!(tpack_decoder_init(plain.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(
+            tpack_decoder_init(plain.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+            OK
+        );
         assert_eq!(
             tpack_signed_decoder_is_doomed(plain.as_ptr().cast(), &mut doomed),
             tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE
@@ -1129,7 +1162,9 @@ fn the_signed_decoder_shows_the_prefix_and_its_claims_and_checks_its_arguments()
         assert_eq!(tpack_signed_decoder_prefix_signed_attributes(dp.cast_const(), attrs.as_mut_ptr()), OK);
         let attrs = attrs.assume_init();
         assert_eq!((attrs.algorithm, attrs.counter), (1, 7));
-        assert!(attrs.digests.data.is_null() && attrs.signature.data.is_null());
+        // Not arrived: empty, and never NULL.
+        assert!(!attrs.digests.data.is_null() && !attrs.signature.data.is_null());
+        assert_eq!((attrs.digests.len, attrs.signature.len), (0, 0));
         assert_eq!(str_of(attrs.subject).as_deref(), Some("tpack.test"));
         let mut count = 0usize;
         assert_eq!(tpack_signed_decoder_prefix_entry_count(dp.cast_const(), &mut count), OK);
