@@ -110,7 +110,7 @@ static uint8_t buffer[BUFFER_LEN] __attribute__((aligned(8)));
 static tpack_result decode(const uint8_t *bytes, size_t len, size_t buffer_len, uint64_t *payload, tpack_error *err)
 {
     static tpack_decoder dec;
-    if (tpack_decoder_init(&dec, buffer, buffer_len) != TPACK_RESULT_OK) {
+    if (tpack_decoder_init(&dec, buffer, buffer_len, err) != TPACK_RESULT_OK) {
         fail("tpack_decoder_init refused a %u-byte buffer", (unsigned) buffer_len);
     }
     *payload = 0;
@@ -144,7 +144,7 @@ static tpack_result decode(const uint8_t *bytes, size_t len, size_t buffer_len, 
 static void probe_decode(void)
 {
     uint64_t needed;
-    if (tpack_decoder_buffer_needed(tpack_model, tpack_model_len, &needed) != TPACK_RESULT_OK || needed > BUFFER_LEN) {
+    if (tpack_decoder_buffer_needed(tpack_model, tpack_model_len, &needed, NULL) != TPACK_RESULT_OK || needed > BUFFER_LEN) {
         fail("the decoder needs more than %u bytes", BUFFER_LEN);
     }
     uint64_t payload;
