@@ -145,18 +145,6 @@ impl Rule {
     }
 }
 
-/// A placeholder's value, ready to print.
-enum Slot {
-    Decimal(u64),
-    /// `0x` and the digits, at least one.
-    Hex(u64),
-    /// `0x` and eight digits: a checksum.
-    Checksum(u32),
-    Text(&'static str),
-    /// A rule's summary: the inner rule of R39.
-    Summary(Rule),
-}
-
 impl ErrorContext {
     /// Writes `template` with each `{slot}` replaced by that slot of this context: `entry`, `record`,
     /// `position`, `offset`, `value`, `depth` in decimal; `value:x` in hexadecimal after `0x`; `stored` and
@@ -170,40 +158,38 @@ impl ErrorContext {
     pub fn write_template<W: Write + ?Sized>(&self, template: &str, out: &mut W) -> fmt::Result {
         pieces(template, &mut |piece| match piece {
             Piece::Text(text) => out.write_str(text),
-            Piece::Slot(name) => match self.slot(name).ok_or(fmt::Error)? {
-                Slot::Decimal(n) => write_digits(out, n, 10, 1),
-                Slot::Hex(n) => out.write_str("0x").and_then(|()| write_digits(out, n, 16, 1)),
-                Slot::Checksum(n) => {
-                    out.write_str("0x").and_then(|()| write_digits(out, u64::from(n), 16, 8))
-                }
-                Slot::Text(text) => out.write_str(text),
-                Slot::Summary(rule) => rule.write_summary(out),
-            },
+            Piece::Slot(name) => self.write_slot(name, out),
         })
     }
 
-    /// The value of placeholder `name`; `None` when unknown or not set.
-    fn slot(&self, name: &str) -> Option<Slot> {
+    /// Writes placeholder `name`; `fmt::Error` when it is unknown or not set.
+    fn write_slot<W: Write + ?Sized>(&self, name: &str, out: &mut W) -> fmt::Result {
         // A table and one comparison loop: a `match` on the strings compiled to a comparison per arm.
-        let (_, which) = PLACEHOLDERS.iter().find(|(n, _)| *n == name)?;
-        let decimal = |n: Option<u32>| n.map(|n| Slot::Decimal(u64::from(n)));
-        match which {
-            Placeholder::Entry => decimal(self.entry),
-            Placeholder::Record => decimal(self.record),
-            Placeholder::Position => decimal(self.position),
-            Placeholder::Offset => self.offset.map(Slot::Decimal),
-            Placeholder::Value => self.value.map(Slot::Decimal),
-            Placeholder::ValueHex => self.value.map(Slot::Hex),
-            Placeholder::Depth => self.depth.map(|d| Slot::Decimal(u64::from(d))),
-            Placeholder::Stored => self.stored.map(Slot::Checksum),
-            Placeholder::Computed => self.computed.map(Slot::Checksum),
-            Placeholder::Section => self.section.map(|s| Slot::Text(s.name())),
-            Placeholder::Inner => self.inner_rule.map(Slot::Summary),
+        let (_, which) = PLACEHOLDERS.iter().find(|(n, _)| *n == name).ok_or(fmt::Error)?;
+        // (base, digits at least, value) of a number; texts and the inner rule are written at once.
+        let (base, min_digits, n) = match which {
+            Placeholder::Entry => (10, 1, self.entry.map(u64::from)),
+            Placeholder::Record => (10, 1, self.record.map(u64::from)),
+            Placeholder::Position => (10, 1, self.position.map(u64::from)),
+            Placeholder::Offset => (10, 1, self.offset),
+            Placeholder::Value => (10, 1, self.value),
+            Placeholder::ValueHex => (16, 1, self.value),
+            Placeholder::Depth => (10, 1, self.depth.map(u64::from)),
+            Placeholder::Stored => (16, 8, self.stored.map(u64::from)),
+            Placeholder::Computed => (16, 8, self.computed.map(u64::from)),
+            Placeholder::Section => return out.write_str(self.section.ok_or(fmt::Error)?.name()),
+            Placeholder::Inner => return self.inner_rule.ok_or(fmt::Error)?.write_summary(out),
             Placeholder::Attribute => {
-                let attribute = SignedAttribute::try_from(self.value?).ok()?;
-                Some(Slot::Text(attribute.key().unwrap_or("an undefined tpack.sig. key")))
+                let attribute =
+                    SignedAttribute::try_from(self.value.ok_or(fmt::Error)?).map_err(|()| fmt::Error)?;
+                return out.write_str(attribute.key().unwrap_or("an undefined tpack.sig. key"));
             }
+        };
+        let n = n.ok_or(fmt::Error)?;
+        if base == 16 {
+            out.write_str("0x")?;
         }
+        write_digits(out, n, base, min_digits)
     }
 }
 
