@@ -1,11 +1,22 @@
-//! The text of a result and of a `tpack_error`: [`tpack_result_message`] and [`tpack_error_message`], which
-//! rebuilds the core's error from the struct's fields to print the core's own message.
+//! The text of a result and of a `tpack_error`: [`tpack_result_message`] and [`tpack_error_message`], which prints
+//! the core's own message from the struct's fields (`tpack::Rule::write_message`: static text and a hand-written
+//! number formatter, so a firmware that prints messages links no `core::fmt` argument machinery; nothing here
+//! uses `write!` either).
 
 use core::ffi::{c_char, CStr};
 use core::fmt::{self, Write as _};
 
 use crate::boundary::{buffer, guard, read_arg, zeroed};
-use crate::error::{error_of, result_code, tpack_error, tpack_result, Failure, TPACK_NONE, TPACK_NONE64};
+use crate::error::{
+    context_of, result_code, rule, tpack_error, tpack_result, Failure, TPACK_NONE, TPACK_NONE64,
+};
+
+/// The message of `TPACK_RESULT_BUFFER_TOO_SMALL` with its `value` (see `tpack::ErrorContext::write_template`).
+const BUFFER_TOO_SMALL: &str = "the decoder's buffer is too small: the stream needs {value} bytes kept";
+/// The message of the one `TPACK_RESULT_WRITER_MISUSE` with an entry and no number: an open-ended entry that
+/// `tpack_writer_declare` refused.
+const OPEN_ENDED: &str =
+    "entry {entry} is open-ended (its length found by writing): only the seekable writer takes one, and only a RAW entry";
 
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
@@ -91,19 +102,23 @@ pub unsafe extern "C" fn tpack_error_message(
         let invalid = result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER);
         let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
         let misuse = result_code(tpack_result::TPACK_RESULT_WRITER_MISUSE);
-        let _ = match (error.result, error_of(&error)) {
-            (r, Some(e)) if r == invalid => write!(w, "{e}"),
+        let context = context_of(&error);
+        let written = match (error.result, rule(error.rule)) {
+            (r, Some(rule)) if r == invalid => rule.write_message(&context, &mut w),
             (r, _) if r == too_small && error.value != TPACK_NONE64 => {
-                write!(w, "the decoder's buffer is too small: the stream needs {} bytes kept", error.value)
+                context.write_template(BUFFER_TOO_SMALL, &mut w)
             }
-            // The one misuse with an entry and no number: an open-ended entry refused by `tpack_writer_declare`.
-            (r, _) if r == misuse && error.entry != TPACK_NONE && error.value == TPACK_NONE64 => write!(
-                w,
-                "entry {} is open-ended (its length found by writing): only the seekable writer takes one, and only a RAW entry",
-                error.entry
-            ),
-            (result, _) => w.write_str(result_text(result).to_str().unwrap_or("")),
+            (r, _) if r == misuse && error.entry != TPACK_NONE && error.value == TPACK_NONE64 => {
+                context.write_template(OPEN_ENDED, &mut w)
+            }
+            _ => Err(fmt::Error),
         };
+        // The fields do not make that message (a struct not written by this library): what was written of it
+        // goes, and the result code's text is written instead.
+        if written.is_err() {
+            w.len = 0;
+            let _ = w.write_str(result_text(error.result).to_str().unwrap_or(""));
+        }
         let end = w.len;
         if let Some(nul) = dst.get_mut(end) {
             *nul = 0;
