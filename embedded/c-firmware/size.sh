@@ -19,13 +19,15 @@ cd "$(dirname "$0")"
 # 22,804, 26,539, 29,651, 31,846 and 52,988 B. Of the 29,651 B the messages are about 8.4 KB (4.7 KB of
 # descriptions and context templates, 1.1 KB of ids and names, 0.7 KB of result texts, 1.9 KB of code) and the C
 # layer about 3.5 KB; the rest, about 18 KB with the CRC table, is the core's reader and decoder, which
-# embedded/size-probe measures (and budgets) on its own.
-VERIFY_BUDGET=${VERIFY_BUDGET:-23040}
-DECODE_BUDGET=${DECODE_BUDGET:-26624}
-VERIFY_DECODE_BUDGET=${VERIFY_DECODE_BUDGET:-29696}
+# embedded/size-probe measures (and budgets) on its own. Errors inside nested containers saying their depth and
+# outer entry (R37/R50 carry a Nesting, Error grew from 16 to 24 bytes) added 770, 806, 1,060 and 1,060 B: 23,574,
+# 27,345, 30,711 and 32,906 B, the budgets below rounded up to 512 B again.
+VERIFY_BUDGET=${VERIFY_BUDGET:-24064}
+DECODE_BUDGET=${DECODE_BUDGET:-27648}
+VERIFY_DECODE_BUDGET=${VERIFY_DECODE_BUDGET:-30720}
 # The firmware without its signed part (-DNO_SIGNED): verify + decode as main.c uses them, with the metadata
 # accessors, tpack_rule_id/name and tpack_dtype_name.
-UNSIGNED_FIRMWARE_BUDGET=${UNSIGNED_FIRMWARE_BUDGET:-32256}
+UNSIGNED_FIRMWARE_BUDGET=${UNSIGNED_FIRMWARE_BUDGET:-33280}
 # Signed verification, reported on its own: what the whole firmware's share adds to the unsigned firmware's
 # (SHA-256, Ed25519 with salty, the authenticated reader, the signed decoder and their C functions).
 SIGNED_BUDGET=${SIGNED_BUDGET:-21504}

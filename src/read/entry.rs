@@ -80,6 +80,11 @@ impl<'a> Entry<'a> {
         usize::try_from(self.position).unwrap_or(usize::MAX)
     }
 
+    /// [`Entry::position`] as the table stores it.
+    pub(crate) const fn index(&self) -> u32 {
+        self.position
+    }
+
     /// The raw on-disk descriptor.
     #[must_use]
     pub fn descriptor(&self) -> &'a Descriptor {

@@ -53,8 +53,7 @@ impl<'a> Container<'a> {
 /// deeper inside `entry` ([`Error::held_by`]).
 pub(crate) fn verify_nested(entry: &Entry<'_>) -> Result<(), Error> {
     let Some(nested) = entry.nested() else { return Ok(()) };
-    let at = u32::try_from(entry.position()).unwrap_or(u32::MAX);
-    nested.verify().map_err(|e| e.held_by(at))
+    nested.verify().map_err(|e| e.held_by(entry.index()))
 }
 
 /// What [`Container::verification`] found for one entry.
