@@ -18,7 +18,9 @@ model="$root/embedded/tiny-mlp/tiny-mlp.tpack"
 
 cmake -S "$root/capi" -B "$work/build" -DTPACK_CARGO_TARGET_DIR="$root/target" >/dev/null
 cmake --build "$work/build" >/dev/null
-cmake --install "$work/build" --prefix "$prefix" >/dev/null
+# Installed in one place, then moved: the package files find everything relative to themselves.
+cmake --install "$work/build" --prefix "$work/first-prefix" >/dev/null
+mv "$work/first-prefix" "$prefix"
 libdir=$(cd "$prefix" && ls -d lib*/pkgconfig | head -1 | xargs dirname)
 for f in include/tpack.h "$libdir/libtpack.a" "$libdir/libtpack.so" "$libdir/pkgconfig/tpack.pc" \
     "$libdir/pkgconfig/tpack-static.pc" "$libdir/cmake/tpack/tpackConfig.cmake" \
@@ -54,4 +56,19 @@ cmake -S "$root/capi/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix"
     -DCMAKE_C_FLAGS="-g -fsanitize=address,undefined -fno-sanitize-recover=undefined" >/dev/null
 cmake --build "$work/examples" >/dev/null
 "$root/capi/examples/run.sh" "$work/examples"
-echo "install: installed under a temporary prefix; built against it with pkg-config (shared, static) and find_package(tpack), and run"
+
+# find_package(tpack) with the shared library, tpack::tpack_shared: CMake's build RPATH finds it at run time.
+mkdir -p "$work/shared-project"
+cat > "$work/shared-project/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(shared_consumer C)
+find_package(tpack 0.1 REQUIRED)
+add_executable(inspect "$root/capi/examples/inspect.c")
+target_link_libraries(inspect PRIVATE tpack::tpack_shared)
+CMAKE
+cmake -S "$work/shared-project" -B "$work/shared-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/shared-build" >/dev/null
+readelf -d "$work/shared-build/inspect" | grep -q 'NEEDED.*\[libtpack\.so\]' ||
+    { echo "install: the tpack::tpack_shared program does not load libtpack.so" >&2; exit 1; }
+"$work/shared-build/inspect" "$model" | grep -q '^fc2.scale  F32 \[\]'
+echo "install: installed under a temporary prefix; built against it with pkg-config and find_package(tpack) (static and shared), and run"
