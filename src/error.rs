@@ -277,7 +277,9 @@ pub enum Error {
     PaddingNonZero { offset: u64 },
     /// R38.
     NestingTooDeep { entry: u32 },
-    /// R39: `inner` is the rule the nested container breaks, `depth` the nested container's depth.
+    /// R39: `entry` is this container's `CONTAINER` entry that holds the broken container, directly or deeper
+    /// down; `inner` is the rule that container breaks and `depth` its depth (1 for one held directly by the
+    /// outermost container).
     NestedInvalid { entry: u32, depth: u8, inner: Rule },
     /// R40; `record` equals the record count when the records themselves overrun the section.
     MetaBounds { record: u32 },

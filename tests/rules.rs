@@ -144,6 +144,49 @@ fn nested_failures_name_the_inner_rule() {
     }
 }
 
+/// A container `entries` (name, dtype, payload; one-dimensional), written as it is: no check of what a
+/// `CONTAINER` payload holds.
+fn written(entries: &[(&str, tpack::Dtype, &[u8])]) -> Vec<u8> {
+    use tpack::write::{EntryDecl, StreamWriter, VecBookkeeping};
+    let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
+    let shapes: Vec<[u64; 1]> = entries.iter().map(|(_, _, p)| [p.len() as u64]).collect();
+    for ((name, dtype, _), shape) in entries.iter().zip(&shapes) {
+        w.declare(EntryDecl::new(name, *dtype, shape)).unwrap();
+    }
+    for (_, _, payload) in entries {
+        w.write_entry(payload).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// Two levels down, R39 names the outermost container's entry and the depth of the container that breaks
+/// the inner rule (it said depth 1 whatever the depth); the push decoder says the same.
+#[test]
+fn a_nested_failure_says_its_depth_and_outer_entry() {
+    use tpack::stream::{DecodeError, Decoder};
+    use tpack::Dtype;
+    let inner = written(&[("pad", Dtype::U8, &[1]), ("bad", Dtype::CONTAINER, b"abc")]);
+    let outer =
+        written(&[("a", Dtype::U8, &[0]), ("b", Dtype::U8, &[0]), ("inner", Dtype::CONTAINER, &inner)]);
+    let expected = Error::NestedInvalid { entry: 2, depth: 2, inner: Rule::TooShort };
+    assert_eq!(Container::parse(&outer).err(), Some(expected));
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut decoder = Decoder::new(&mut buffer);
+    let mut rest = &outer[..];
+    let verdict = loop {
+        match decoder.decode(rest) {
+            Err(e) => break Err(e),
+            Ok((used, event)) => {
+                rest = &rest[used..];
+                if event.is_none() {
+                    break decoder.finish();
+                }
+            }
+        }
+    };
+    assert_eq!(verdict, Err(DecodeError::Invalid(expected)));
+}
+
 /// Every single-bit flip of `version_major` (bytes 8–9) or `incompat_flags` (bytes 16–23) of a valid file, with
 /// `header_crc` left as it was: the header diagnosis of spec §12 reports a damaged header (R13), never "needs a
 /// newer reader" (R3, R5). With the checksum recomputed the same header is intact, and R3 or R5 stands.

@@ -297,10 +297,15 @@ fn finishing_early_is_refused_and_leaves_no_valid_file() {
 
 #[test]
 fn the_one_pass_writer_needs_every_length() {
+    // Refused when declared, naming the entry (not later, when payloads begin), and the writer is poisoned.
     let mut pipe = PipeSink::default();
     let mut w = StreamWriter::new(&mut pipe, VecBookkeeping);
-    w.declare(EntryDecl::open_ended("code", Dtype::RAW)).unwrap();
-    assert_eq!(w.write(&[1]), Err(WriteError::UnknownLength { entry: 0 }));
+    w.declare(EntryDecl::new("w", Dtype::U8, &[1])).unwrap();
+    assert_eq!(
+        w.declare(EntryDecl::open_ended("code", Dtype::RAW)),
+        Err(WriteError::UnknownLength { entry: 1 })
+    );
+    assert_eq!(w.write(&[1]), Err(WriteError::Poisoned));
 }
 
 #[test]
@@ -573,4 +578,50 @@ fn metadata_read_back_writes_again_and_unknown_types_are_refused() {
         w.metadata("k", tpack::MetaValue::Unknown { code: 77, bytes: b"x" }),
         Err(WriteError::Format(tpack::Error::MetaUnknownType { record: 0, code: 77 }))
     );
+}
+
+/// Native numbers and strings given item by item are stored exactly as the same values as little-endian
+/// slices, on any host, and `finish_with_len` gives the container's length in either mode.
+#[test]
+fn native_arrays_are_stored_as_their_little_endian_values() {
+    use tpack::write::{NativeArray, StringItems};
+    use tpack::zerocopy::little_endian::{F32, I64, U16};
+    let names = ["up", "", "d\u{f6}wn"];
+    let each = |emit: &mut dyn FnMut(&str) -> bool| names.iter().all(|s| emit(s));
+    let declare = |w: &mut dyn FnMut(&str, NativeArray<'_>, MetaValue<'_>)| {
+        let f32s = [F32::new(0.5), F32::new(-2.0)];
+        let u16s = [U16::new(1), U16::new(0x1234)];
+        let i64s = [I64::new(i64::MIN)];
+        w("f32", NativeArray::F32(&[0.5, -2.0]), MetaValue::F32Array(&f32s));
+        w("u16", NativeArray::U16(&[1, 0x1234]), MetaValue::U16Array(&u16s));
+        w("i64", NativeArray::I64(&[i64::MIN]), MetaValue::I64Array(&i64s));
+        w(
+            "s",
+            NativeArray::Strings(StringItems::new(&each)),
+            MetaValue::StringArray(tpack::StringArray::new(&names)),
+        );
+    };
+    let mut outputs = Vec::new();
+    for native in [true, false] {
+        let mut sink = MemSink::default();
+        let mut w = SeekWriter::new(&mut sink, VecBookkeeping);
+        declare(&mut |key, n, v| {
+            if native {
+                w.metadata_native(key, n).unwrap();
+            } else {
+                w.metadata(key, v).unwrap();
+            }
+        });
+        let (_, len) = w.finish_with_len().unwrap();
+        assert_eq!(len, sink.bytes.len() as u64);
+        outputs.push(sink.bytes);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let c = Container::parse(&outputs[0]).unwrap();
+    assert_eq!(c.metadata().get("u16"), Some(MetaValue::U16Array(&[U16::new(1), U16::new(0x1234)])));
+    let mut pipe = PipeSink::default();
+    let mut w = StreamWriter::new(&mut pipe, VecBookkeeping);
+    w.metadata_native("s", NativeArray::Strings(StringItems::new(&each))).unwrap();
+    let (_, len) = w.finish_with_len().unwrap();
+    assert_eq!(len, pipe.0.bytes.len() as u64);
 }

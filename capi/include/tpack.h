@@ -9,8 +9,10 @@
  *
  * Pointers. Every pointer argument is checked for NULL (TPACK_RESULT_NULL_ARGUMENT), except out_error, which
  *   may be NULL. Strings go in and out as pointer + length and are not NUL-terminated (tpack_str); only the
- *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. Lengths above PTRDIFF_MAX are
- *   refused.
+ *   static names (tpack_dtype_name(), tpack_rule_id(), ...) are NUL-terminated. A name, key or string passed
+ *   in may instead be NUL-terminated, with the length TPACK_NUL_TERMINATED. Where an empty value means
+ *   something (a chunk, a bytes, string or array value), NULL with length 0 is that empty value. Lengths above
+ *   PTRDIFF_MAX are refused.
  *
  * No malloc. Handles live in storage the caller provides: tpack_container, tpack_authenticated,
  *   tpack_meta_value, tpack_decoder, tpack_decoder_state and tpack_writer are complete types of TPACK_*_SIZE bytes aligned to
@@ -58,6 +60,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The length of a name, key or string argument that is NUL-terminated: it is read up to its first NUL. */
+#define TPACK_NUL_TERMINATED SIZE_MAX
+
 
 // Bytes of caller storage an authenticated container handle needs (on every target).
 #define TPACK_AUTHENTICATED_SIZE 256
@@ -325,8 +331,9 @@
 #define TPACK_DECODER_ALIGN 8
 
 // The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
-// and checksums (`tpack_decoder_buffer_needed`) — which `tpack_decoder_decode` reports as
-// `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
+// and checksums (`tpack_decoder_buffer_needed`), and while a nested container is received its own
+// (`tpack_decoder_stream_buffer_needed` covers them all) — which `tpack_decoder_decode` reports as
+// `TPACK_RESULT_BUFFER_TOO_SMALL` once the stream tells it: `tpack_decoder_grow` then lets it go on.
 #define TPACK_DECODER_MIN_BUFFER 160
 
 // Bytes of caller storage a saved decoder state needs (on every target).
@@ -386,7 +393,10 @@ enum tpack_result
   TPACK_RESULT_INVALID_CONTAINER = 1,
   // A pointer argument that must not be NULL was NULL.
   TPACK_RESULT_NULL_ARGUMENT = 2,
-  // An argument is out of range: a length above `PTRDIFF_MAX`.
+  // An argument no container could be made of or read with: a length above `PTRDIFF_MAX`, or a code of this
+  // API's own that it does not define (each function's doc says which). A value a container could hold
+  // but that breaks a rule of the spec is `TPACK_RESULT_INVALID_CONTAINER`, from the writer as from the
+  // reader.
   TPACK_RESULT_BAD_ARGUMENT = 3,
   // Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
   // message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
@@ -414,8 +424,10 @@ enum tpack_result
   TPACK_RESULT_WRITER_FULL = 13,
   // The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
   // length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-  // before every entry was written (`entry` entries written of `value` declared); or the declarations
-  // would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
+  // before every entry was written (`entry` entries written of `value` declared), an open-ended entry
+  // declared to the one-pass writer or one that is not `RAW` (`entry`, refused by `tpack_writer_declare`),
+  // `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
+  // 2^64 bytes, or the seekable sink was moved behind the writer's back.
   TPACK_RESULT_WRITER_MISUSE = 14,
   // An earlier error stopped this writer; its output is not a valid container.
   TPACK_RESULT_WRITER_POISONED = 15,
@@ -474,8 +486,9 @@ typedef struct tpack_container {
 typedef struct tpack_str {
   // The first byte. Never NULL in a string this library writes, an empty one included (it points into
   // the container or the decoder's buffer), with one exception: an absent subject in
-  // `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
-  // `TPACK_RESULT_NULL_ARGUMENT`.
+  // `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data` is
+  // `TPACK_RESULT_NULL_ARGUMENT`, an empty one too, except where a function's doc says that NULL with `len`
+  // 0 is the empty string.
   const char *data;
   // The number of bytes.
   size_t len;
@@ -483,11 +496,10 @@ typedef struct tpack_str {
 
 // Bytes borrowed from a container or a chunk: `len` bytes at `data`.
 typedef struct tpack_bytes {
-  // The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
-  // entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-  // `data` and its coming length in `len`; an event without bytes, and an absent part of
-  // `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
-  // and `len` 0.
+  // The first byte. Never NULL in bytes this library writes: empty bytes (an event without bytes, the
+  // payload of a decoder's prefix entry, which has not arrived yet, an absent part of
+  // `tpack_signed_attributes`) point to a static byte, with `len` 0, so that `memcpy(dst, b.data, b.len)`
+  // is always defined.
   const uint8_t *data;
   // The number of bytes.
   size_t len;
@@ -505,11 +517,12 @@ typedef struct tpack_signed_attributes {
   uint8_t key_id[TPACK_KEY_ID_LEN];
   // The subject (`tpack.sig.subject`), or `data` NULL and `len` 0 when the signer named none.
   struct tpack_str subject;
-  // The raw public key the container carries (`tpack.sig.pubkey`), or `data` NULL and `len` 0.
+  // The raw public key the container carries (`tpack.sig.pubkey`), or empty (`len` 0, `data` not NULL: see
+  // `tpack_bytes`) when it carries none (a key is never empty).
   struct tpack_bytes public_key;
   // The signed digest of every entry but the signature entry, 32 bytes each in table order (the first part
-  // of the signature entry's payload); `data` NULL and `len` 0 for a stream's prefix, whose signature entry
-  // has not arrived.
+  // of the signature entry's payload); empty (`len` 0, `data` not NULL) for a stream's prefix, whose signature
+  // entry has not arrived.
   struct tpack_bytes digests;
   // The signature over the signed message (the rest of the signature entry's payload); as `digests` for a
   // stream's prefix.
@@ -628,7 +641,8 @@ typedef struct tpack_error {
   // The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
   // is not a broken rule.
   uint32_t rule;
-  // The entry's position in the table (R55, R57, R64 too).
+  // The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
+  // was given that holds the broken container, directly or deeper down.
   uint32_t entry;
   // The metadata record (R40–R49), or the block geometry record (R52).
   uint32_t record;
@@ -638,7 +652,8 @@ typedef struct tpack_error {
   uint32_t section;
   // R39: the rule the nested container breaks (0 otherwise).
   uint32_t inner_rule;
-  // R39: the nested container's depth (0 otherwise).
+  // R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
+  // by the container the call was given; 0 otherwise).
   uint32_t depth;
   // R13, R14, R50: the stored checksum (0 otherwise).
   uint32_t stored;
@@ -664,6 +679,9 @@ typedef struct tpack_entry {
   struct tpack_bytes payload;
   // The payload's offset from the container's first byte.
   uint64_t offset;
+  // The payload's length in bytes: `payload.len`, also for an entry of a decoder's prefix, whose payload
+  // has not arrived (its `payload` is empty).
+  uint64_t length;
   // The load address; meaningful only when `has_target`.
   uint64_t target;
   // The dimensions, outermost first; `dims[rank..]` are 0.
@@ -689,8 +707,8 @@ typedef struct tpack_decoder {
   uint64_t opaque[128];
 } tpack_decoder;
 
-// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty, with a NULL
-// `data`).
+// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty: `len` 0, `data`
+// not NULL).
 typedef struct tpack_event {
   // What happened.
   tpack_event_kind kind;
@@ -782,7 +800,8 @@ typedef int32_t (*tpack_seek_fn)(void *user, int64_t offset, int32_t whence, uin
 
 // One entry to declare.
 typedef struct tpack_entry_decl {
-  // The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated).
+  // The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated, unless `len` is
+  // `TPACK_NUL_TERMINATED`).
   struct tpack_str name;
   // `rank` dimensions, outermost first; may be NULL when `rank` is 0.
   const uint64_t *dims;
@@ -796,8 +815,9 @@ typedef struct tpack_entry_decl {
   uint16_t dtype;
   // Whether the entry has a load address.
   bool has_target;
-  // A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only;
-  // `dims` and `rank` are then ignored, and the shape is `[length]`.
+  // A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only (the
+  // one-pass writer refuses it when it is declared); `dims` and `rank` are then ignored, and the shape is
+  // `[length]`.
   bool open_ended;
 } tpack_entry_decl;
 
@@ -1063,22 +1083,25 @@ tpack_result tpack_container_nested(const struct tpack_container *container,
 uint32_t tpack_builtin_algorithms(void);
 
 // Fills `out_storage` with a decoder that keeps what it must in `buffer` (`buffer_len` bytes): for a stream
-// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
-// container while it is received.
+// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums (`tpack_decoder_buffer_needed`), and
+// while a nested container is received its own on top (`tpack_decoder_stream_buffer_needed`). A buffer that
+// turns out too small is grown with `tpack_decoder_grow`.
 //
 // The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
 // zeroes the buffer first (so it may be uninitialized memory), once.
 //
 // # Errors
-// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
-// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+// `out_error->value`), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`buffer_len` above
+// `PTRDIFF_MAX`), `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 //
 // # Safety
 // `out_storage` must point to a writable `tpack_decoder`, `buffer` to `buffer_len` writable bytes that no one
-// else uses while the decoder is used.
+// else uses while the decoder is used; `out_error` is NULL or points to a writable `tpack_error`.
 tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
                                 uint8_t *buffer,
-                                size_t buffer_len);
+                                size_t buffer_len,
+                                struct tpack_error *out_error);
 
 // Feeds the decoder from `chunk` (`len` bytes): consumes a prefix of it, writes how many bytes to `out_used`
 // and what they made to `out_event`. While the event is not `TPACK_EVENT_NONE`, call again with the rest of
@@ -1089,9 +1112,12 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 // for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 //
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER`, `TPACK_RESULT_BUFFER_TOO_SMALL` (`out_error->value` is the buffer length
-// needed), `TPACK_RESULT_DECODER_FINISHED`; after one of these the decoder is stopped and returns it again.
-// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+// `TPACK_RESULT_INVALID_CONTAINER` and `TPACK_RESULT_DECODER_FINISHED`: the decoder is stopped and returns
+// it again. `TPACK_RESULT_BUFFER_TOO_SMALL`, `out_error->value` the buffer length the stream needs so far:
+// not final, and nothing is lost. As the exception to the out-parameter rule, `*out_used` then receives the
+// bytes of the chunk consumed before the buffer ran short (their events were given); call
+// `tpack_decoder_grow` with at least `value` bytes and go on with `chunk + *out_used` (until then the call
+// returns the same). A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
 //
 // # Safety
 // `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
@@ -1140,23 +1166,70 @@ tpack_result tpack_decoder_is_doomed(const struct tpack_decoder *decoder,
 tpack_result tpack_decoder_position(const struct tpack_decoder *decoder,
                                     uint64_t *out_position);
 
-// Writes the buffer length a stream needs whose first bytes (at least its 160-byte header) are `header`
-// (`len` bytes): to size the buffer before `tpack_decoder_init`.
+// Writes the buffer length the container needs whose first bytes (at least its 160-byte header) are
+// `header` (`len` bytes): its prefix, trailer and checksums, to size the buffer before `tpack_decoder_init`.
+// That is the whole stream's need when it has no `CONTAINER` entry; otherwise
+// `tpack_decoder_stream_buffer_needed`, from `TPACK_EVENT_PREFIX` on, tells the need with the nested
+// containers.
 //
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together (rule 0: the
-// decoder or a parse names the rule), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`.
+// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, with the
+// rule in `out_error` (R1–R7, R10–R12: what a decoder fed them reports, at once or at the end),
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
 //
 // # Safety
-// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`.
+// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`; `out_error` is NULL or
+// points to a writable `tpack_error`.
 tpack_result tpack_decoder_buffer_needed(const uint8_t *header,
                                          size_t len,
-                                         uint64_t *out_needed);
+                                         uint64_t *out_needed,
+                                         struct tpack_error *out_error);
+
+// Writes a buffer length that suffices for the rest of the stream, nested containers included, once
+// `TPACK_EVENT_PREFIX` has come: the container's own need (`tpack_decoder_buffer_needed`) plus, for its
+// largest `CONTAINER` entry of `len` bytes, `len + 4 * (len / 108)` (an upper bound on what it and the
+// containers nested in it keep at once). Exact for a stream without `CONTAINER` entries. Grow the buffer to
+// it (`tpack_decoder_grow`) before feeding on, and `TPACK_RESULT_BUFFER_TOO_SMALL` does not come.
+//
+// # Errors
+// `TPACK_RESULT_NOT_FOUND` before the prefix has arrived (or when it broke a rule: nothing nested is then
+// decoded, and the buffer already suffices), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_decoder`, `out_needed` to a writable `uint64_t`.
+tpack_result tpack_decoder_stream_buffer_needed(const struct tpack_decoder *decoder,
+                                                uint64_t *out_needed);
+
+// Moves the decoder in `decoder` to `buffer` (`buffer_len` bytes, at least the current buffer's length):
+// copies the bytes it keeps there and zeroes the rest (so it may be uninitialized memory). After
+// `TPACK_RESULT_BUFFER_TOO_SMALL`, a buffer of at least its `value` bytes lets the decoder go on; at any
+// time, one of `tpack_decoder_stream_buffer_needed` bytes covers the rest of the stream.
+//
+// `buffer` may be the current buffer, longer (a larger part of the same array: nothing is copied), or
+// memory apart from it; once the call returns, the decoder no longer uses the old buffer (free it then —
+// not before, and not with `realloc`, whose old block this call would read after it was freed).
+//
+// # Errors
+// `TPACK_RESULT_SHORT_STORAGE` when `buffer_len` is below the current buffer's length (that length in
+// `out_error->value`); `TPACK_RESULT_BAD_ARGUMENT` for a `buffer_len` above `PTRDIFF_MAX` or a `buffer` that
+// overlaps the current one without starting where it starts; a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+// On failure the decoder is unchanged.
+//
+// # Safety
+// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
+// call; `buffer` to `buffer_len` writable bytes that no one else uses while the decoder is used; `out_error`
+// is NULL or points to a writable `tpack_error`.
+tpack_result tpack_decoder_grow(struct tpack_decoder *decoder,
+                                uint8_t *buffer,
+                                size_t buffer_len,
+                                struct tpack_error *out_error);
 
 // Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
 // it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
-// many bytes were consumed (`len` on success; up to the event the callback stopped at, or the bytes consumed
-// before an error, otherwise).
+// many bytes were consumed — also on failure, the exception to the out-parameter rule: `len` on success;
+// otherwise up to the event the callback stopped at, or the bytes consumed before an error (for
+// `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were given: grow the buffer and feed
+// `chunk + *out_used` to go on).
 //
 // # Errors
 // As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
@@ -1185,8 +1258,9 @@ tpack_result tpack_decoder_prefix_entry_count(const struct tpack_decoder *decode
                                               size_t *out_count);
 
 // Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
-// name, dtype, shape, alignment, target and offset as for a parsed container; `payload.data` is NULL and
-// `payload.len` the payload's length, and `checksum` is 0 (the trailer comes last). The name points into the
+// name, dtype, shape, alignment, target, offset and `length` as for a parsed container; `payload` is empty
+// (`len` 0, `data` not NULL: the bytes come with the payload events), and `checksum` is 0 (the trailer comes
+// last). The name points into the
 // decoder's buffer: valid while the decoder and its buffer are.
 //
 // # Errors
@@ -1263,9 +1337,10 @@ tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
                                 struct tpack_decoder_state *out_state);
 
 // Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
-// it must in `buffer`, which must hold what the saved decoder's buffer held (its first
-// `tpack_decoder_buffer_needed` bytes at least). Feed it the stream from the saved position on. A buffer
-// whose bytes differ gives a wrong verdict, never undefined behaviour.
+// it must in `buffer`, which must hold what the saved decoder's buffer held at its start (it may be longer:
+// a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once it has
+// the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes differ gives
+// a wrong verdict, never undefined behaviour.
 //
 // # Errors
 // As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
@@ -1276,7 +1351,8 @@ tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
 tpack_result tpack_decoder_resume(struct tpack_decoder *out_storage,
                                   uint8_t *buffer,
                                   size_t buffer_len,
-                                  const struct tpack_decoder_state *state);
+                                  const struct tpack_decoder_state *state,
+                                  struct tpack_error *out_error);
 
 // A fixed message for every result code (a static, NUL-terminated string; never NULL).
 const char *tpack_result_message(uint32_t result);
@@ -1652,6 +1728,33 @@ tpack_result tpack_meta_array_at(const struct tpack_meta_value *value,
                                  size_t index,
                                  struct tpack_meta_value *out_item);
 
+// Reads elements `first`, `first + 1`, … of a numeric or `bool[]` array value into `out`, an array of `n`
+// elements of the type whose scalar code `out_type` is (`TPACK_META_U8` … `TPACK_META_F64`,
+// `TPACK_META_BOOL`: `uint8_t` … `double`, `bool`), converting each, in host order; writes the number read
+// (less than `n` at the end of the array, 0 from `first` = its length on) to `out_written`. One loop reads
+// any numeric array into the type the caller works in.
+//
+// A conversion is made only when it keeps every value of the array's type: to a type at least as wide and of
+// the same kind (unsigned, signed, float), to a wider signed type from an unsigned one, to `float` from an
+// integer of at most 16 bits and to `double` from one of at most 32, to any integer type from `bool`.
+//
+// # Errors
+// `TPACK_RESULT_WRONG_TYPE` for a value that is not a numeric or `bool[]` array or a conversion that could
+// lose a value (`out` is then not written), `TPACK_RESULT_NOT_FOUND` for `first` past the array's length,
+// `TPACK_RESULT_BAD_ARGUMENT` for an `out_type` that is not a scalar number or `bool` code,
+// `TPACK_RESULT_NULL_ARGUMENT` (`out` may be NULL only when `n` is 0), `TPACK_RESULT_MISALIGNED_STORAGE`, a
+// handle error.
+//
+// # Safety
+// `value` must point to a readable `tpack_meta_value`; `out` to `n` writable elements of the type;
+// `out_written` to a writable `size_t`.
+tpack_result tpack_meta_array_read(const struct tpack_meta_value *value,
+                                   size_t first,
+                                   size_t n,
+                                   uint8_t out_type,
+                                   void *out,
+                                   size_t *out_written);
+
 // The spec's name of dtype `code` ("F32", "Q8_0", …), static and NUL-terminated; NULL for a code this library
 // does not know (a file of a newer minor version may use one).
 const char *tpack_dtype_name(uint16_t code);
@@ -1670,9 +1773,11 @@ const char *tpack_rule_name(uint32_t number);
 
 // Fills `out_storage` with a push decoder that authenticates the stream against `policy` (at most
 // `TPACK_SIGNED_DECODER_MAX_KEYS` trusted keys) with `crypto` (NULL: the built-in one), keeping its state in
-// `buffer` (as `tpack_decoder_init`) and the entries' digests in `digests` (32 bytes per entry: a stream with
-// more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`, `needed` in
-// `out_error->value`, when its prefix arrives).
+// `buffer` (as `tpack_decoder_init`: `tpack_signed_decoder_grow` grows it, `tpack_signed_decoder_decode`
+// reports it too small as `tpack_decoder_decode` does) and the entries' digests in `digests` (32 bytes per
+// entry: a stream with more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`,
+// `needed` in `out_error->value`, when its prefix arrives — that one final, since the digests of a signed
+// stream are hashed from its prefix on).
 //
 // Events are those of `tpack_decoder_decode`, except that a stream refused from its prefix (R58 to R62)
 // releases **no event at all** from its prefix on, so that nothing is erased or written for it:
@@ -1684,28 +1789,32 @@ const char *tpack_rule_name(uint32_t number);
 // which may go) and to `crypto`'s callbacks and `user`: they must stay valid while the decoder is used.
 //
 // # Errors
-// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` or a policy of more than
-// `TPACK_SIGNED_DECODER_MAX_KEYS` keys; `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`;
-// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+// `out_error->value`) or a policy of more than `TPACK_SIGNED_DECODER_MAX_KEYS` keys;
+// `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`; `TPACK_RESULT_NULL_ARGUMENT`,
+// `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 //
 // # Safety
 // `out_storage` must point to a writable `tpack_signed_decoder`; `buffer` and `digests` to `buffer_len` and
 // `digests_len` writable bytes that no one else uses while the decoder is used; `policy` to a readable
 // `tpack_policy` whose keys and strings stay valid and unchanged while the decoder is used; `crypto` be NULL
-// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used.
+// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used; `out_error`
+// is NULL or points to a writable `tpack_error`.
 tpack_result tpack_signed_decoder_init(struct tpack_signed_decoder *out_storage,
                                        uint8_t *buffer,
                                        size_t buffer_len,
                                        uint8_t *digests,
                                        size_t digests_len,
                                        const struct tpack_policy *policy,
-                                       const struct tpack_crypto *crypto);
+                                       const struct tpack_crypto *crypto,
+                                       struct tpack_error *out_error);
 
 // As `tpack_decoder_decode`, authenticating as it goes; once the stream is refused from its prefix it
 // consumes its input and gives `TPACK_EVENT_NONE` (no `TPACK_EVENT_PREFIX` either).
 //
 // # Errors
-// As `tpack_decoder_decode`.
+// As `tpack_decoder_decode` (`*out_used` written on `TPACK_RESULT_BUFFER_TOO_SMALL`: grow the buffer with
+// `tpack_signed_decoder_grow` and go on with `chunk + *out_used`).
 //
 // # Safety
 // As `tpack_decoder_decode`, for a `tpack_signed_decoder`.
@@ -1743,6 +1852,29 @@ tpack_result tpack_signed_decoder_finish(struct tpack_signed_decoder *decoder,
 // `decoder` must point to a filled `tpack_signed_decoder`, `out_doomed` to a writable `bool`.
 tpack_result tpack_signed_decoder_is_doomed(const struct tpack_signed_decoder *decoder,
                                             bool *out_doomed);
+
+// As `tpack_decoder_grow`, for a signed decoder's buffer (not its digests); the authentication goes on.
+//
+// # Errors
+// As `tpack_decoder_grow`.
+//
+// # Safety
+// As `tpack_decoder_grow`, for a `tpack_signed_decoder`.
+tpack_result tpack_signed_decoder_grow(struct tpack_signed_decoder *decoder,
+                                       uint8_t *buffer,
+                                       size_t buffer_len,
+                                       struct tpack_error *out_error);
+
+// As `tpack_decoder_stream_buffer_needed`, for a signed decoder's buffer (its digests need 32 bytes per
+// entry of the prefix).
+//
+// # Errors
+// As `tpack_decoder_stream_buffer_needed`.
+//
+// # Safety
+// `decoder` must point to a filled `tpack_signed_decoder`, `out_needed` to a writable `uint64_t`.
+tpack_result tpack_signed_decoder_stream_buffer_needed(const struct tpack_signed_decoder *decoder,
+                                                       uint64_t *out_needed);
 
 // Writes how many bytes of the stream the decoder has consumed.
 //
@@ -1872,12 +2004,17 @@ tpack_result tpack_writer_init_seekable(struct tpack_writer *out_storage,
 
 // Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 //
+// The name may be NUL-terminated (`decl->name.len` = `TPACK_NUL_TERMINATED`).
+//
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break (name length, unknown dtype, rank,
-// shape, alignment, target), `TPACK_RESULT_BAD_ARGUMENT` (a name that is not UTF-8, a rank above 8),
-// `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-// `TPACK_RESULT_WRITER_POISONED`, a handle error. Any error but a handle or argument error poisons the
-// writer.
+// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break and `tpack_error.entry` its index:
+// R17 (name length), R18 (a name that is not UTF-8), R22 (unknown dtype), R23 (a rank above 8, in `value`),
+// R25–R27 (shape), R29 (alignment), R32 (target); `TPACK_RESULT_WRITER_MISUSE` with `entry` for an
+// open-ended entry given to the one-pass writer (which needs every length before the first byte: use
+// `tpack_writer_init_seekable`) or one that is not `RAW`; `TPACK_RESULT_WRITER_FULL`,
+// `TPACK_RESULT_WRITER_MISUSE` (payloads have begun), `TPACK_RESULT_WRITER_POISONED`,
+// `TPACK_RESULT_BAD_ARGUMENT` (a length above `PTRDIFF_MAX`), a handle error. R18 and R23 are found before the
+// writer sees the entry and leave it as it was; any other error but a handle or argument error poisons it.
 //
 // # Safety
 // `writer` must point to a filled `tpack_writer` used by no one else during the call; `decl` to a readable
@@ -1885,31 +2022,6 @@ tpack_result tpack_writer_init_seekable(struct tpack_writer *out_storage,
 tpack_result tpack_writer_declare(struct tpack_writer *writer,
                                   const struct tpack_entry_decl *decl,
                                   struct tpack_error *out_error);
-
-// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
-// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
-// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
-// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
-// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
-// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
-// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian.
-//
-// # Errors
-// `TPACK_RESULT_BAD_ARGUMENT` (a key that is not UTF-8; bytes that are not a valid encoding of the type, as
-// rules R47–R49 would say of them in a container; an unknown type), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
-// over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-// `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
-//
-// # Safety
-// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
-// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
-tpack_result tpack_writer_metadata(struct tpack_writer *writer,
-                                   const char *key,
-                                   size_t key_len,
-                                   uint8_t value_type,
-                                   const uint8_t *value,
-                                   size_t value_len,
-                                   struct tpack_error *out_error);
 
 // Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes
 // the prefix.
@@ -1921,7 +2033,7 @@ tpack_result tpack_writer_metadata(struct tpack_writer *writer,
 //
 // # Safety
 // `writer` must point to a filled `tpack_writer` used by no one else during the call; `bytes` to `len`
-// readable bytes; `out_error` is NULL or writable.
+// readable bytes (NULL when `len` is 0); `out_error` is NULL or writable.
 tpack_result tpack_writer_write(struct tpack_writer *writer,
                                 const uint8_t *bytes,
                                 size_t len,
@@ -1940,8 +2052,9 @@ tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
                                     struct tpack_error *out_error);
 
 // Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
-// the sink at the container's end. The storage is emptied, success or not: reuse it (and the bookkeeping
-// block) only after another init.
+// the sink at the container's end. On success the storage then holds the container's length, which
+// `tpack_writer_length` gives; on failure it is emptied. Either way the writer is done: reuse the storage
+// (and the bookkeeping block) only after another init.
 //
 // # Errors
 // `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_INVALID_CONTAINER` (a
@@ -1955,6 +2068,19 @@ tpack_result tpack_writer_end_entry(struct tpack_writer *writer,
 tpack_result tpack_writer_finish(struct tpack_writer *writer,
                                  struct tpack_error *out_error);
 
+// Writes the length in bytes of the container a writer wrote, once `tpack_writer_finish` succeeded: what
+// to pass to `tpack_container_parse` for a container written to memory, or to truncate a file to.
+//
+// # Errors
+// `TPACK_RESULT_WRITER_MISUSE` for a writer not finished yet (`tpack_writer_position` says how far it got),
+// `TPACK_RESULT_UNINITIALIZED_STORAGE` for storage that holds neither (a finish that failed empties it),
+// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+//
+// # Safety
+// `writer` must point to a readable `tpack_writer`, `out_len` to a writable `uint64_t`.
+tpack_result tpack_writer_length(const struct tpack_writer *writer,
+                                 uint64_t *out_len);
+
 // Writes how many bytes of the container the writer has sent so far.
 //
 // # Errors
@@ -1963,6 +2089,410 @@ tpack_result tpack_writer_finish(struct tpack_writer *writer,
 // # Safety
 // `writer` must point to a filled `tpack_writer`, `out_position` to a writable `uint64_t`.
 tpack_result tpack_writer_position(const struct tpack_writer *writer, uint64_t *out_position);
+
+// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
+// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
+// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
+// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
+// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
+// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
+// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian. The typed setters
+// (`tpack_writer_metadata_u32`, …) and `tpack_writer_metadata_copy` do the encoding for you.
+//
+// `key` may be NUL-terminated (`key_len` = `TPACK_NUL_TERMINATED`); `value` may be NULL when `value_len` is 0.
+//
+// # Errors
+// `TPACK_RESULT_INVALID_CONTAINER` naming the rule a container holding the value would break, with
+// `tpack_error.record` the value's number in declaration order: R43 (a key that is not UTF-8), R46 (a type
+// code format 1.1 does not define, in `value`), R47 (bytes that do not frame as the type: a wrong width, a
+// `string[]` or `array[]` item cut short, an `array[]` item that is not an array or nests too deep), R48 (a
+// `bool` that is neither 0 nor 1), R49 (a string that is not UTF-8) — these leave the writer as it was —
+// and R42 (an empty or over-long key), which poisons it; `TPACK_RESULT_WRITER_FULL`,
+// `TPACK_RESULT_WRITER_MISUSE` (payloads have begun), `TPACK_RESULT_WRITER_POISONED`, `TPACK_RESULT_BAD_ARGUMENT`
+// (a length above `PTRDIFF_MAX`), a handle error. Duplicate keys are reported when payloads begin.
+//
+// # Safety
+// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
+// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
+tpack_result tpack_writer_metadata(struct tpack_writer *writer,
+                                   const char *key,
+                                   size_t key_len,
+                                   uint8_t value_type,
+                                   const uint8_t *value,
+                                   size_t value_len,
+                                   struct tpack_error *out_error);
+
+// Declares a copy of a metadata value read from a container or a decoder's prefix (`tpack_metadata_get`,
+// `tpack_metadata_at`, `tpack_decoder_prefix_metadata_*`, `tpack_meta_array_at`), of any type format 1.1
+// defines, `array[]` included, under `key`: one call per value copies a container's metadata.
+//
+// # Errors
+// As `tpack_writer_metadata`; R46 (the type code in `value`) for a value of a type from a newer minor
+// version, which this writer does not write, leaving the writer as it was. A handle error for `value` as
+// for `writer`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `value` must point to a filled `tpack_meta_value` whose container bytes are
+// still valid.
+tpack_result tpack_writer_metadata_copy(struct tpack_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        const struct tpack_meta_value *value,
+                                        struct tpack_error *out_error);
+
+// Declares a `u8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      uint8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `i8` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i8(struct tpack_writer *writer,
+                                      const char *key,
+                                      size_t key_len,
+                                      int8_t value,
+                                      struct tpack_error *out_error);
+
+// Declares a `u16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i16` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i16(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int16_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int32_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `u64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_u64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       uint64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `i64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_i64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       int64_t value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f32` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f32(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       float value,
+                                       struct tpack_error *out_error);
+
+// Declares a `f64` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_f64(struct tpack_writer *writer,
+                                       const char *key,
+                                       size_t key_len,
+                                       double value,
+                                       struct tpack_error *out_error);
+
+// Declares a `bool` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`).
+//
+// # Errors
+// As `tpack_writer_metadata` (R42, R43 for the key).
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_bool(struct tpack_writer *writer,
+                                        const char *key,
+                                        size_t key_len,
+                                        bool value,
+                                        struct tpack_error *out_error);
+
+// Declares a `u8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint8_t`.
+tpack_result tpack_writer_metadata_u8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const uint8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `i8[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int8_t`.
+tpack_result tpack_writer_metadata_i8_array(struct tpack_writer *writer,
+                                            const char *key,
+                                            size_t key_len,
+                                            const int8_t *values,
+                                            size_t n,
+                                            struct tpack_error *out_error);
+
+// Declares a `u16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint16_t`.
+tpack_result tpack_writer_metadata_u16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i16[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int16_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int16_t`.
+tpack_result tpack_writer_metadata_i16_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int16_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint32_t`.
+tpack_result tpack_writer_metadata_u32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int32_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int32_t`.
+tpack_result tpack_writer_metadata_i32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int32_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `u64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `uint64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `uint64_t`.
+tpack_result tpack_writer_metadata_u64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const uint64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `i64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `int64_t`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `int64_t`.
+tpack_result tpack_writer_metadata_i64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const int64_t *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f32[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `float`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `float`.
+tpack_result tpack_writer_metadata_f32_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const float *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `f64[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values`, in the host's byte order (NULL when `n` is 0).
+//
+// # Errors
+// As `tpack_writer_metadata`; `TPACK_RESULT_MISALIGNED_STORAGE` for `values` not aligned for `double`.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable `double`.
+tpack_result tpack_writer_metadata_f64_array(struct tpack_writer *writer,
+                                             const char *key,
+                                             size_t key_len,
+                                             const double *values,
+                                             size_t n,
+                                             struct tpack_error *out_error);
+
+// Declares a `bool[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// values at `values` (NULL when `n` is 0), read as bytes.
+//
+// # Errors
+// As `tpack_writer_metadata`: R48 for a byte that is neither 0 nor 1.
+//
+// # Safety
+// As `tpack_writer_metadata`; `values` must point to `n` readable bytes.
+tpack_result tpack_writer_metadata_bool_array(struct tpack_writer *writer,
+                                              const char *key,
+                                              size_t key_len,
+                                              const bool *values,
+                                              size_t n,
+                                              struct tpack_error *out_error);
+
+// Declares a `string` metadata value under `key`: `value_len` bytes at `value` (NULL when 0), or a
+// NUL-terminated string (`TPACK_NUL_TERMINATED`). `key` likewise.
+//
+// # Errors
+// As `tpack_writer_metadata`: R49 for a value that is not UTF-8.
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_string(struct tpack_writer *writer,
+                                          const char *key,
+                                          size_t key_len,
+                                          const char *value,
+                                          size_t value_len,
+                                          struct tpack_error *out_error);
+
+// Declares a `bytes` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): `len` bytes at
+// `data` (NULL when 0).
+//
+// # Errors
+// As `tpack_writer_metadata`.
+//
+// # Safety
+// As `tpack_writer_metadata`.
+tpack_result tpack_writer_metadata_bytes(struct tpack_writer *writer,
+                                         const char *key,
+                                         size_t key_len,
+                                         const uint8_t *data,
+                                         size_t len,
+                                         struct tpack_error *out_error);
+
+// Declares a `string[]` metadata value under `key` (`key_len` bytes, or `TPACK_NUL_TERMINATED`): the `n`
+// NUL-terminated strings at `items` (NULL when `n` is 0), in order.
+//
+// # Errors
+// As `tpack_writer_metadata`: R49 for an item that is not UTF-8; `TPACK_RESULT_NULL_ARGUMENT` for a NULL
+// item.
+//
+// # Safety
+// As `tpack_writer_metadata`; `items` must point to `n` pointers, each to a readable NUL-terminated string.
+tpack_result tpack_writer_metadata_string_array(struct tpack_writer *writer,
+                                                const char *key,
+                                                size_t key_len,
+                                                const char *const *items,
+                                                size_t n,
+                                                struct tpack_error *out_error);
 
 #ifdef __cplusplus
 }  // extern "C"

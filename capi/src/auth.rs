@@ -73,11 +73,12 @@ pub struct tpack_signed_attributes {
     pub key_id: [u8; TPACK_KEY_ID_LEN],
     /// The subject (`tpack.sig.subject`), or `data` NULL and `len` 0 when the signer named none.
     pub subject: tpack_str,
-    /// The raw public key the container carries (`tpack.sig.pubkey`), or `data` NULL and `len` 0.
+    /// The raw public key the container carries (`tpack.sig.pubkey`), or empty (`len` 0, `data` not NULL: see
+    /// `tpack_bytes`) when it carries none (a key is never empty).
     pub public_key: tpack_bytes,
     /// The signed digest of every entry but the signature entry, 32 bytes each in table order (the first part
-    /// of the signature entry's payload); `data` NULL and `len` 0 for a stream's prefix, whose signature entry
-    /// has not arrived.
+    /// of the signature entry's payload); empty (`len` 0, `data` not NULL) for a stream's prefix, whose signature
+    /// entry has not arrived.
     pub digests: tpack_bytes,
     /// The signature over the signed message (the rest of the signature entry's payload); as `digests` for a
     /// stream's prefix.
@@ -88,7 +89,7 @@ impl tpack_signed_attributes {
     /// The C view of `attributes`, with the signature entry's `payload` split into digests and signature
     /// (`None` for a stream's prefix).
     pub(crate) fn new(attributes: &SignedAttributes<'_>, parts: Option<(&[u8], &[u8])>) -> Self {
-        let none = tpack_bytes { data: core::ptr::null(), len: 0 };
+        let none = tpack_bytes::empty();
         let (digests, signature) =
             parts.map_or((none, none), |(d, s)| (tpack_bytes::new(d), tpack_bytes::new(s)));
         tpack_signed_attributes {

@@ -4,7 +4,7 @@
 //! callbacks (`writer.rs`, `decoder.rs`).
 
 use core::ffi::c_char;
-use core::mem::size_of;
+use core::mem::{size_of, MaybeUninit};
 use core::ptr::NonNull;
 
 use crate::error::{tpack_error, tpack_result, Failure};
@@ -17,8 +17,9 @@ use crate::error::{tpack_error, tpack_result, Failure};
 pub struct tpack_str {
     /// The first byte. Never NULL in a string this library writes, an empty one included (it points into
     /// the container or the decoder's buffer), with one exception: an absent subject in
-    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data`, even an empty one, is
-    /// `TPACK_RESULT_NULL_ARGUMENT`.
+    /// `tpack_signed_attributes` (NULL, `len` 0). A string passed in with a NULL `data` is
+    /// `TPACK_RESULT_NULL_ARGUMENT`, an empty one too, except where a function's doc says that NULL with `len`
+    /// 0 is the empty string.
     pub data: *const c_char,
     /// The number of bytes.
     pub len: usize,
@@ -34,19 +35,28 @@ impl tpack_str {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_bytes {
-    /// The first byte. Never NULL in bytes this library writes, with these exceptions: the payload of an
-    /// entry of a decoder's prefix (`tpack_decoder_prefix_entry`), which has not arrived yet, has a NULL
-    /// `data` and its coming length in `len`; an event without bytes, and an absent part of
-    /// `tpack_signed_attributes` (public key; digests and signature of a stream's prefix), have a NULL `data`
-    /// and `len` 0.
+    /// The first byte. Never NULL in bytes this library writes: empty bytes (an event without bytes, the
+    /// payload of a decoder's prefix entry, which has not arrived yet, an absent part of
+    /// `tpack_signed_attributes`) point to a static byte, with `len` 0, so that `memcpy(dst, b.data, b.len)`
+    /// is always defined.
     pub data: *const u8,
     /// The number of bytes.
     pub len: usize,
 }
 
+/// What empty [`tpack_bytes`] point to: a byte of the library's own, never read.
+static NO_BYTES: [u8; 1] = [0];
+
 impl tpack_bytes {
+    /// The bytes of `b`: never NULL (a Rust slice's pointer never is), and for an empty part of a container
+    /// a pointer into it.
     pub(crate) fn new(b: &[u8]) -> Self {
         tpack_bytes { data: b.as_ptr(), len: b.len() }
+    }
+
+    /// Empty bytes that are part of nothing: at the static byte.
+    pub(crate) fn empty() -> Self {
+        tpack_bytes { data: NO_BYTES.as_ptr(), len: 0 }
     }
 }
 
@@ -184,14 +194,72 @@ pub(crate) fn buffer(data: *mut u8, len: usize) -> Result<NonNull<u8>, Failure> 
     Ok(data)
 }
 
-/// A string argument as pointer + length (not NUL-terminated), as bytes: a name or key need not be UTF-8 to
-/// be looked up (it is then simply not found).
+/// The length that says "NUL-terminated": a name, key or string argument passed with this length is read up
+/// to its first NUL byte (the NUL not included). `SIZE_MAX` in C (`#define`d in the header, since cbindgen
+/// does not write `usize::MAX`); no real length can be it, since lengths above `PTRDIFF_MAX` are refused.
+pub const TPACK_NUL_TERMINATED: usize = usize::MAX;
+
+/// A string argument as pointer + length, as bytes: `len` bytes at `data`, or, when `len` is
+/// [`TPACK_NUL_TERMINATED`], the bytes before `data`'s first NUL. A name or key need not be UTF-8 to be looked
+/// up (it is then simply not found).
 ///
 /// # Safety
-/// As for [`slice_of`], for the duration of the call.
+/// As for [`slice_of`], for the duration of the call; with [`TPACK_NUL_TERMINATED`], a non-NULL `data` must
+/// point to a NUL-terminated string.
 pub(crate) unsafe fn text<'a>(data: *const c_char, len: usize) -> Result<&'a [u8], Failure> {
+    if len == TPACK_NUL_TERMINATED {
+        let data = out(data.cast_mut())?;
+        // SAFETY: not NULL (checked); NUL-terminated, readable and unchanged for the call by this function's
+        // contract.
+        return Ok(unsafe { core::ffi::CStr::from_ptr(data.as_ptr()) }.to_bytes());
+    }
     // SAFETY: the same contract, passed on.
     unsafe { slice_of(data.cast(), len) }
+}
+
+/// Bytes of an input value as pointer + length where the empty value means something (a chunk, a `bytes`
+/// value, an array): like [`slice_of`], but NULL with `len` 0 is the empty slice.
+///
+/// # Safety
+/// As for [`slice_of`].
+pub(crate) unsafe fn input_of<'a, T>(data: *const T, len: usize) -> Result<&'a [T], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: this function's contract.
+    unsafe { array_of(data, len) }
+}
+
+/// An output array of `len` values of `T` at `data`, checked (not NULL unless `len` is 0, aligned, at most
+/// `isize::MAX` bytes) and lent for `'a` as uninitialized slots, which the caller may not have initialized.
+///
+/// # Safety
+/// A non-NULL, aligned `data` must point to `len` writable `T`s that no one else touches for `'a`.
+pub(crate) unsafe fn output_of<'a, T>(data: *mut T, len: usize) -> Result<&'a mut [MaybeUninit<T>], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&mut []);
+    }
+    let data = out(data)?;
+    let fits = len.checked_mul(size_of::<T>()).is_some_and(|n| isize::try_from(n).is_ok());
+    if !fits {
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    // SAFETY: not NULL, aligned, at most `isize::MAX` bytes (checked); writable and exclusive for `'a` by this
+    // function's contract; `MaybeUninit` asks nothing of the contents.
+    Ok(unsafe { core::slice::from_raw_parts_mut(data.as_ptr().cast::<MaybeUninit<T>>(), len) })
+}
+
+/// A string value as pointer + length where the empty string means something (a metadata `string`): like
+/// [`text`], but NULL with `len` 0 is the empty string.
+///
+/// # Safety
+/// As for [`text`].
+pub(crate) unsafe fn text_value<'a>(data: *const c_char, len: usize) -> Result<&'a [u8], Failure> {
+    if data.is_null() && len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: this function's contract.
+    unsafe { text(data, len) }
 }
 
 /// A handle in caller storage: a tag saying which kind of handle a successful call wrote there, then the

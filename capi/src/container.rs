@@ -58,6 +58,9 @@ pub struct tpack_entry {
     pub payload: tpack_bytes,
     /// The payload's offset from the container's first byte.
     pub offset: u64,
+    /// The payload's length in bytes: `payload.len`, also for an entry of a decoder's prefix, whose payload
+    /// has not arrived (its `payload` is empty).
+    pub length: u64,
     /// The load address; meaningful only when `has_target`.
     pub target: u64,
     /// The dimensions, outermost first; `dims[rank..]` are 0.
@@ -92,6 +95,7 @@ impl tpack_entry {
         tpack_entry {
             name: tpack_str::new(entry.name()),
             payload: tpack_bytes::new(entry.payload()),
+            length: entry.byte_len(),
             offset: entry.offset(),
             target: entry.target().unwrap_or(0),
             dims,
@@ -106,15 +110,15 @@ impl tpack_entry {
 }
 
 impl tpack_entry {
-    /// An entry of a stream's prefix (`tpack_decoder_prefix_entry`): no payload yet, so `payload.data` is
-    /// NULL, `payload.len` the length to come, and `checksum` 0 (the trailer comes last).
+    /// An entry of a stream's prefix (`tpack_decoder_prefix_entry`): no payload yet, so `payload` is empty
+    /// (`length` is the length to come), and `checksum` 0 (the trailer comes last).
     pub(crate) fn of_prefix(entry: &tpack::stream::PrefixEntry<'_>) -> Self {
         let shape = entry.shape();
         let dims = dims_of(&shape);
-        let len = usize::try_from(entry.byte_len()).unwrap_or(usize::MAX);
         tpack_entry {
             name: tpack_str::new(entry.name()),
-            payload: tpack_bytes { data: core::ptr::null(), len },
+            payload: tpack_bytes::empty(),
+            length: entry.byte_len(),
             offset: entry.range().start,
             target: entry.target().unwrap_or(0),
             dims,

@@ -1,7 +1,9 @@
 //! The push decoder: a [`tpack::stream::Decoder`] in caller storage ([`tpack_decoder`]) with a caller buffer,
 //! fed chunk by chunk, answering with [`tpack_event`]s — one call per event (`tpack_decoder_decode`) or a
 //! callback per event (`tpack_decoder_feed`); after `TPACK_EVENT_PREFIX` the prefix's entries and metadata
-//! can be read; its state can be saved and resumed (`tpack_decoder_save`, `tpack_decoder_resume`).
+//! can be read; its state can be saved and resumed (`tpack_decoder_save`, `tpack_decoder_resume`), and its
+//! buffer grown (`tpack_decoder_grow`) to what the stream announces (`tpack_decoder_buffer_needed` from the
+//! header, `tpack_decoder_stream_buffer_needed` from the prefix) or what `TPACK_RESULT_BUFFER_TOO_SMALL` asks.
 
 use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
@@ -18,14 +20,16 @@ use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
 use crate::metadata::tpack_meta_value;
 use crate::view::{self, View};
+use core::ptr::NonNull;
 
 /// Bytes of caller storage a decoder handle needs (on every target).
 pub const TPACK_DECODER_SIZE: usize = 1024;
 /// Alignment, in bytes, of a decoder handle's storage.
 pub const TPACK_DECODER_ALIGN: usize = 8;
 /// The shortest buffer `tpack_decoder_init` accepts: one header. A stream needs more — its prefix, trailer
-/// and checksums (`tpack_decoder_buffer_needed`) — which `tpack_decoder_decode` reports as
-/// `TPACK_RESULT_BUFFER_TOO_SMALL` once the header tells it.
+/// and checksums (`tpack_decoder_buffer_needed`), and while a nested container is received its own
+/// (`tpack_decoder_stream_buffer_needed` covers them all) — which `tpack_decoder_decode` reports as
+/// `TPACK_RESULT_BUFFER_TOO_SMALL` once the stream tells it: `tpack_decoder_grow` then lets it go on.
 pub const TPACK_DECODER_MIN_BUFFER: u32 = 160;
 
 /// Caller storage for a push decoder, filled by `tpack_decoder_init`. Opaque. It holds the caller's buffer
@@ -94,8 +98,8 @@ pub enum tpack_event_kind {
     TPACK_EVENT_END = 4,
 }
 
-/// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty, with a NULL
-/// `data`).
+/// One event of the stream. Fields that the kind does not use are 0 (`bytes` is then empty: `len` 0, `data`
+/// not NULL).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_event {
@@ -120,7 +124,7 @@ impl tpack_event {
             entry: 0,
             offset: 0,
             target: 0,
-            bytes: tpack_bytes { data: core::ptr::null(), len: 0 },
+            bytes: tpack_bytes::empty(),
             has_target: false,
         };
         match event {
@@ -158,32 +162,47 @@ impl From<DecodeError> for Failure {
     }
 }
 
+/// `TPACK_RESULT_SHORT_STORAGE` for a decoder buffer shorter than `needed` bytes, with `needed` in
+/// `tpack_error.value`.
+pub(crate) fn short_storage(needed: u64) -> Failure {
+    Failure::Other { result: tpack_result::TPACK_RESULT_SHORT_STORAGE, entry: None, value: Some(needed) }
+}
+
+/// Refuses a decoder buffer shorter than `TPACK_DECODER_MIN_BUFFER`.
+pub(crate) fn check_min_buffer(buffer_len: usize) -> Result<(), Failure> {
+    if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
+        return Err(short_storage(u64::from(TPACK_DECODER_MIN_BUFFER)));
+    }
+    Ok(())
+}
+
 /// Fills `out_storage` with a decoder that keeps what it must in `buffer` (`buffer_len` bytes): for a stream
-/// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums, and as much again for each nested
-/// container while it is received.
+/// of `n` entries, its prefix, trailer and `8n + 4` bytes of checksums (`tpack_decoder_buffer_needed`), and
+/// while a nested container is received its own on top (`tpack_decoder_stream_buffer_needed`). A buffer that
+/// turns out too small is grown with `tpack_decoder_grow`.
 ///
 /// The decoder holds `buffer` exclusively until it is no longer used: do not touch or free it meanwhile. It
 /// zeroes the buffer first (so it may be uninitialized memory), once.
 ///
 /// # Errors
-/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER`,
-/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+/// `out_error->value`), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`buffer_len` above
+/// `PTRDIFF_MAX`), `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 ///
 /// # Safety
 /// `out_storage` must point to a writable `tpack_decoder`, `buffer` to `buffer_len` writable bytes that no one
-/// else uses while the decoder is used.
+/// else uses while the decoder is used; `out_error` is NULL or points to a writable `tpack_error`.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_decoder_init(
     out_storage: *mut tpack_decoder,
     buffer: *mut u8,
     buffer_len: usize,
+    out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard(|| {
+    guard_with_error(out_error, || {
         let slot = storage::<_, Decoder<'static>>(out_storage)?;
         let buffer = buffer_arg(buffer, buffer_len)?;
-        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
-            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
-        }
+        check_min_buffer(buffer_len)?;
         // SAFETY: checked by `buffer_arg`; writable and exclusive for as long as the decoder is used, by the
         // caller's contract.
         let buffer = unsafe { zeroed(buffer, buffer_len) };
@@ -202,9 +221,12 @@ pub unsafe extern "C" fn tpack_decoder_init(
 /// for `tpack_decoder_finish` (`tpack_decoder_is_doomed` says at once that one is held).
 ///
 /// # Errors
-/// `TPACK_RESULT_INVALID_CONTAINER`, `TPACK_RESULT_BUFFER_TOO_SMALL` (`out_error->value` is the buffer length
-/// needed), `TPACK_RESULT_DECODER_FINISHED`; after one of these the decoder is stopped and returns it again.
-/// A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
+/// `TPACK_RESULT_INVALID_CONTAINER` and `TPACK_RESULT_DECODER_FINISHED`: the decoder is stopped and returns
+/// it again. `TPACK_RESULT_BUFFER_TOO_SMALL`, `out_error->value` the buffer length the stream needs so far:
+/// not final, and nothing is lost. As the exception to the out-parameter rule, `*out_used` then receives the
+/// bytes of the chunk consumed before the buffer ran short (their events were given); call
+/// `tpack_decoder_grow` with at least `value` bytes and go on with `chunk + *out_used` (until then the call
+/// returns the same). A handle error or `TPACK_RESULT_NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
@@ -225,7 +247,14 @@ pub unsafe extern "C" fn tpack_decoder_decode(
         let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
         // SAFETY: the caller's contract: `len` readable bytes, valid while the event is used.
         let chunk = unsafe { slice_of(chunk, len) }?;
-        let (used, event) = d.decode(chunk)?;
+        let start = d.position();
+        let (used, event) = d.decode(chunk).map_err(|e| {
+            if let DecodeError::BufferTooSmall { .. } = e {
+                // SAFETY: checked by `out`; writable by the caller's contract.
+                unsafe { put(used_dst, consumed_since(start, d.position())) };
+            }
+            Failure::from(e)
+        })?;
         // SAFETY: checked by `out`; writable by the caller's contract.
         unsafe {
             put(used_dst, used);
@@ -233,6 +262,11 @@ pub unsafe extern "C" fn tpack_decoder_decode(
         }
         Ok(())
     })
+}
+
+/// The bytes of a chunk a decoder consumed from `start` to `now` (positions in the stream).
+pub(crate) fn consumed_since(start: u64, now: u64) -> usize {
+    usize::try_from(now.saturating_sub(start)).unwrap_or(usize::MAX)
 }
 
 /// Ends the stream and gives the verdict: `TPACK_RESULT_OK` exactly when `tpack_container_parse` and
@@ -305,31 +339,142 @@ pub unsafe extern "C" fn tpack_decoder_position(
     })
 }
 
-/// Writes the buffer length a stream needs whose first bytes (at least its 160-byte header) are `header`
-/// (`len` bytes): to size the buffer before `tpack_decoder_init`.
+/// Writes the buffer length the container needs whose first bytes (at least its 160-byte header) are
+/// `header` (`len` bytes): its prefix, trailer and checksums, to size the buffer before `tpack_decoder_init`.
+/// That is the whole stream's need when it has no `CONTAINER` entry; otherwise
+/// `tpack_decoder_stream_buffer_needed`, from `TPACK_EVENT_PREFIX` on, tells the need with the nested
+/// containers.
 ///
 /// # Errors
-/// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together (rule 0: the
-/// decoder or a parse names the rule), `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`.
+/// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, with the
+/// rule in `out_error` (R1–R7, R10–R12: what a decoder fed them reports, at once or at the end),
+/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
 ///
 /// # Safety
-/// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`.
+/// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`; `out_error` is NULL or
+/// points to a writable `tpack_error`.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_decoder_buffer_needed(
     header: *const u8,
     len: usize,
     out_needed: *mut u64,
+    out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard(|| {
+    guard_with_error(out_error, || {
         let dst = out(out_needed)?;
         // SAFETY: the caller's contract, for the duration of the call.
         let header = unsafe { slice_of(header, len) }?;
-        let needed = Decoder::buffer_needed(header)
-            .ok_or(Failure::Code(tpack_result::TPACK_RESULT_INVALID_CONTAINER))?;
+        let needed = Decoder::buffer_needed(header).map_err(Failure::Invalid)?;
         // SAFETY: checked by `out`; writable by the caller's contract.
         unsafe { put(dst, needed) };
         Ok(())
     })
+}
+
+/// Writes a buffer length that suffices for the rest of the stream, nested containers included, once
+/// `TPACK_EVENT_PREFIX` has come: the container's own need (`tpack_decoder_buffer_needed`) plus, for its
+/// largest `CONTAINER` entry of `len` bytes, `len + 4 * (len / 108)` (an upper bound on what it and the
+/// containers nested in it keep at once). Exact for a stream without `CONTAINER` entries. Grow the buffer to
+/// it (`tpack_decoder_grow`) before feeding on, and `TPACK_RESULT_BUFFER_TOO_SMALL` does not come.
+///
+/// # Errors
+/// `TPACK_RESULT_NOT_FOUND` before the prefix has arrived (or when it broke a rule: nothing nested is then
+/// decoded, and the buffer already suffices), a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_decoder`, `out_needed` to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_stream_buffer_needed(
+    decoder: *const tpack_decoder,
+    out_needed: *mut u64,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_needed)?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { decoder_ref(decoder) }?;
+        let needed = d.stream_buffer_needed().ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, needed) };
+        Ok(())
+    })
+}
+
+/// Moves the decoder in `decoder` to `buffer` (`buffer_len` bytes, at least the current buffer's length):
+/// copies the bytes it keeps there and zeroes the rest (so it may be uninitialized memory). After
+/// `TPACK_RESULT_BUFFER_TOO_SMALL`, a buffer of at least its `value` bytes lets the decoder go on; at any
+/// time, one of `tpack_decoder_stream_buffer_needed` bytes covers the rest of the stream.
+///
+/// `buffer` may be the current buffer, longer (a larger part of the same array: nothing is copied), or
+/// memory apart from it; once the call returns, the decoder no longer uses the old buffer (free it then —
+/// not before, and not with `realloc`, whose old block this call would read after it was freed).
+///
+/// # Errors
+/// `TPACK_RESULT_SHORT_STORAGE` when `buffer_len` is below the current buffer's length (that length in
+/// `out_error->value`); `TPACK_RESULT_BAD_ARGUMENT` for a `buffer_len` above `PTRDIFF_MAX` or a `buffer` that
+/// overlaps the current one without starting where it starts; a handle error, `TPACK_RESULT_NULL_ARGUMENT`.
+/// On failure the decoder is unchanged.
+///
+/// # Safety
+/// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
+/// call; `buffer` to `buffer_len` writable bytes that no one else uses while the decoder is used; `out_error`
+/// is NULL or points to a writable `tpack_error`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_decoder_grow(
+    decoder: *mut tpack_decoder,
+    buffer: *mut u8,
+    buffer_len: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        // SAFETY: the caller's contract.
+        let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
+        let new = buffer_arg(buffer, buffer_len)?;
+        // SAFETY: the caller's contract: `buffer_len` writable bytes, exclusive while the decoder is used.
+        unsafe { move_buffer(new, buffer_len, |b| d.replace_buffer(b)) }
+    })
+}
+
+/// Moves a decoder to the caller's buffer `new` (`new_len` bytes, checked by `buffer`): `replace` gives the
+/// decoder a buffer and returns its old one. The old buffer is taken out first, so that the new one, which
+/// may be the old one longer, is never borrowed while the old one is.
+///
+/// # Safety
+/// `new` points to `new_len` writable bytes that no one but the decoder uses from now on.
+pub(crate) unsafe fn move_buffer(
+    new: NonNull<u8>,
+    new_len: usize,
+    mut replace: impl FnMut(&'static mut [u8]) -> &'static mut [u8],
+) -> Result<(), Failure> {
+    let old = replace(&mut []);
+    let (from, old_len) = (old.as_mut_ptr(), old.len());
+    if new_len < old_len {
+        replace(old);
+        return Err(short_storage(u64::try_from(old_len).unwrap_or(u64::MAX)));
+    }
+    let (start, new_start) = (from.addr(), new.as_ptr().addr());
+    let overlaps = new_start < start.saturating_add(old_len) && start < new_start.saturating_add(new_len);
+    if overlaps && new_start != start {
+        replace(old);
+        return Err(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT));
+    }
+    // The old borrow ends here: from now on only raw pointers reach the old bytes, and then only the new
+    // buffer.
+    let _ = old;
+    let tail = new_len.saturating_sub(old_len);
+    // SAFETY: `new` is writable for `new_len >= old_len` bytes (this function's contract); `from` is the old
+    // buffer, readable for `old_len` bytes; they do not overlap (checked above) unless they start at the
+    // same byte, where nothing needs copying. The tail, `new_len - old_len` bytes after the copy, is inside
+    // `new`.
+    unsafe {
+        if new_start != start {
+            core::ptr::copy_nonoverlapping(from.cast_const(), new.as_ptr(), old_len);
+        }
+        core::ptr::write_bytes(new.as_ptr().add(old_len), 0, tail);
+    }
+    // SAFETY: initialized just above (the copy, or the old bytes in place, and the zeroed tail); exclusive
+    // from now on by this function's contract.
+    replace(unsafe { kept(new, new_len) });
+    Ok(())
 }
 
 /// The decoder in `d`, checked, with the lifetime of its buffer.
@@ -377,8 +522,10 @@ pub type tpack_event_fn = Option<unsafe extern "C" fn(user: *mut c_void, event: 
 
 /// Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
 /// it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
-/// many bytes were consumed (`len` on success; up to the event the callback stopped at, or the bytes consumed
-/// before an error, otherwise).
+/// many bytes were consumed — also on failure, the exception to the out-parameter rule: `len` on success;
+/// otherwise up to the event the callback stopped at, or the bytes consumed before an error (for
+/// `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were given: grow the buffer and feed
+/// `chunk + *out_used` to go on).
 ///
 /// # Errors
 /// As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
@@ -405,7 +552,13 @@ pub unsafe extern "C" fn tpack_decoder_feed(
         // SAFETY: the caller's contract: `len` readable bytes, valid while the events' bytes are used.
         let chunk = unsafe { slice_of(chunk, len) }?;
         loop {
-            let (used, event) = d.decode(chunk.get(consumed..).unwrap_or(&[]))?;
+            let start = d.position();
+            let (used, event) = d.decode(chunk.get(consumed..).unwrap_or(&[])).map_err(|e| {
+                if let DecodeError::BufferTooSmall { .. } = e {
+                    consumed = consumed.saturating_add(consumed_since(start, d.position()));
+                }
+                Failure::from(e)
+            })?;
             consumed = consumed.saturating_add(used);
             let Some(event) = event else { return Ok(()) };
             let event = tpack_event::new(Some(event));
@@ -452,8 +605,9 @@ pub unsafe extern "C" fn tpack_decoder_prefix_entry_count(
 }
 
 /// Describes the prefix's entry at `index` (table order, which is payload order), before its payload arrives:
-/// name, dtype, shape, alignment, target and offset as for a parsed container; `payload.data` is NULL and
-/// `payload.len` the payload's length, and `checksum` is 0 (the trailer comes last). The name points into the
+/// name, dtype, shape, alignment, target, offset and `length` as for a parsed container; `payload` is empty
+/// (`len` 0, `data` not NULL: the bytes come with the payload events), and `checksum` is 0 (the trailer comes
+/// last). The name points into the
 /// decoder's buffer: valid while the decoder and its buffer are.
 ///
 /// # Errors
@@ -597,9 +751,10 @@ pub unsafe extern "C" fn tpack_decoder_save(
 }
 
 /// Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
-/// it must in `buffer`, which must hold what the saved decoder's buffer held (its first
-/// `tpack_decoder_buffer_needed` bytes at least). Feed it the stream from the saved position on. A buffer
-/// whose bytes differ gives a wrong verdict, never undefined behaviour.
+/// it must in `buffer`, which must hold what the saved decoder's buffer held at its start (it may be longer:
+/// a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once it has
+/// the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes differ gives
+/// a wrong verdict, never undefined behaviour.
 ///
 /// # Errors
 /// As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
@@ -613,15 +768,14 @@ pub unsafe extern "C" fn tpack_decoder_resume(
     buffer: *mut u8,
     buffer_len: usize,
     state: *const tpack_decoder_state,
+    out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard(|| {
+    guard_with_error(out_error, || {
         let slot = storage::<_, Decoder<'static>>(out_storage)?;
         // SAFETY: the caller's contract.
         let saved = *unsafe { handle::<_, DecoderState>(state) }?;
         let buffer = buffer_arg(buffer, buffer_len)?;
-        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
-            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
-        }
+        check_min_buffer(buffer_len)?;
         // SAFETY: checked by `buffer_arg`; holding what the saved decoder's buffer held (so initialized),
         // writable and exclusive for as long as the decoder is used, by the caller's contract.
         let buffer = unsafe { kept(buffer, buffer_len) };

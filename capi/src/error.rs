@@ -16,7 +16,10 @@ pub enum tpack_result {
     TPACK_RESULT_INVALID_CONTAINER = 1,
     /// A pointer argument that must not be NULL was NULL.
     TPACK_RESULT_NULL_ARGUMENT = 2,
-    /// An argument is out of range: a length above `PTRDIFF_MAX`.
+    /// An argument no container could be made of or read with: a length above `PTRDIFF_MAX`, or a code of this
+    /// API's own that it does not define (each function's doc says which). A value a container could hold
+    /// but that breaks a rule of the spec is `TPACK_RESULT_INVALID_CONTAINER`, from the writer as from the
+    /// reader.
     TPACK_RESULT_BAD_ARGUMENT = 3,
     /// Caller storage is too short: a decoder buffer shorter than a header (`TPACK_DECODER_MIN_BUFFER`), a
     /// message buffer of length 0, a writer's bookkeeping block shorter than `tpack_writer_bookkeeping_size`
@@ -44,8 +47,10 @@ pub enum tpack_result {
     TPACK_RESULT_WRITER_FULL = 13,
     /// The writer was used out of order: payload longer or shorter than declared (`entry`, and the declared
     /// length in `value`), bytes after the last entry, a declaration after the first payload byte, finishing
-    /// before every entry was written (`entry` entries written of `value` declared); or the declarations
-    /// would make a container past 2^64 bytes, or the seekable sink was moved behind the writer's back.
+    /// before every entry was written (`entry` entries written of `value` declared), an open-ended entry
+    /// declared to the one-pass writer or one that is not `RAW` (`entry`, refused by `tpack_writer_declare`),
+    /// `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
+    /// 2^64 bytes, or the seekable sink was moved behind the writer's back.
     TPACK_RESULT_WRITER_MISUSE = 14,
     /// An earlier error stopped this writer; its output is not a valid container.
     TPACK_RESULT_WRITER_POISONED = 15,
@@ -76,7 +81,8 @@ pub struct tpack_error {
     /// The rule number, 1…64 (58…64: the container is not authentic under the policy); 0 when the failure
     /// is not a broken rule.
     pub rule: u32,
-    /// The entry's position in the table (R55, R57, R64 too).
+    /// The entry's position in the table (R55, R57, R64 too). For R39, the entry of the container the call
+    /// was given that holds the broken container, directly or deeper down.
     pub entry: u32,
     /// The metadata record (R40–R49), or the block geometry record (R52).
     pub record: u32,
@@ -86,7 +92,8 @@ pub struct tpack_error {
     pub section: u32,
     /// R39: the rule the nested container breaks (0 otherwise).
     pub inner_rule: u32,
-    /// R39: the nested container's depth (0 otherwise).
+    /// R39: the depth of the nested container that breaks `inner_rule`, however deep (1 for one held directly
+    /// by the container the call was given; 0 otherwise).
     pub depth: u32,
     /// R13, R14, R50: the stored checksum (0 otherwise).
     pub stored: u32,

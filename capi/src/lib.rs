@@ -51,7 +51,7 @@ mod view;
 mod writer;
 
 pub use auth::*;
-pub use boundary::{tpack_bytes, tpack_str};
+pub use boundary::{tpack_bytes, tpack_str, TPACK_NUL_TERMINATED};
 pub use codes::*;
 pub use container::*;
 pub use crypto::*;

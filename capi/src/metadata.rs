@@ -762,3 +762,225 @@ pub unsafe extern "C" fn tpack_meta_array_at(
         Ok(())
     })
 }
+
+/// The kind of number an element or a requested element type is, with its width in bits: what decides
+/// whether a conversion keeps every value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Unsigned(u8),
+    Signed(u8),
+    Float(u8),
+    Bool,
+}
+
+impl Kind {
+    /// The element kind of metadata type `code` (a scalar type code), if it is a number or `bool`.
+    fn of_code(code: u8) -> Option<Kind> {
+        Some(match code {
+            1 | 15 | 13 | 11 => Kind::Unsigned(match code {
+                1 => 64,
+                15 => 32,
+                13 => 16,
+                _ => 8,
+            }),
+            2 | 16 | 14 | 12 => Kind::Signed(match code {
+                2 => 64,
+                16 => 32,
+                14 => 16,
+                _ => 8,
+            }),
+            3 => Kind::Float(64),
+            17 => Kind::Float(32),
+            4 => Kind::Bool,
+            _ => return None,
+        })
+    }
+
+    /// Whether every value of kind `self` is a value of kind `to`: no conversion that could round, wrap or
+    /// cut is made. A float's significand holds 24 bits (`f32`) or 53 (`f64`).
+    fn fits_in(self, to: Kind) -> bool {
+        let significand = |bits: u8| if bits == 32 { 24 } else { 53 };
+        match (self, to) {
+            (Kind::Bool, Kind::Bool | Kind::Unsigned(_) | Kind::Signed(_)) => true,
+            (Kind::Unsigned(a), Kind::Unsigned(b)) | (Kind::Signed(a), Kind::Signed(b)) => a <= b,
+            (Kind::Unsigned(a), Kind::Signed(b)) => a < b,
+            (Kind::Unsigned(a), Kind::Float(b)) => a <= significand(b),
+            (Kind::Signed(a), Kind::Float(b)) => a <= significand(b).saturating_add(1),
+            (Kind::Float(a), Kind::Float(b)) => a <= b,
+            _ => false,
+        }
+    }
+}
+
+/// One element, widened to a common form.
+#[derive(Clone, Copy)]
+enum Element {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+}
+
+/// The kind of the elements of numeric or `bool[]` array `v`, and its element `index` (`None` past the end).
+fn element_of(v: MetaValue<'static>, index: usize) -> Option<(Kind, Option<Element>)> {
+    fn at<T: Copy>(a: &[T], i: usize, f: impl FnOnce(T) -> Element) -> Option<Element> {
+        a.get(i).copied().map(f)
+    }
+    let u = Element::Unsigned;
+    let s = Element::Signed;
+    Some(match v {
+        MetaValue::U8Array(a) => (Kind::Unsigned(8), at(a, index, |x| u(x.into()))),
+        MetaValue::U16Array(a) => (Kind::Unsigned(16), at(a, index, |x| u(x.get().into()))),
+        MetaValue::U32Array(a) => (Kind::Unsigned(32), at(a, index, |x| u(x.get().into()))),
+        MetaValue::U64Array(a) => (Kind::Unsigned(64), at(a, index, |x| u(x.get()))),
+        MetaValue::I8Array(a) => (Kind::Signed(8), at(a, index, |x| s(x.into()))),
+        MetaValue::I16Array(a) => (Kind::Signed(16), at(a, index, |x| s(x.get().into()))),
+        MetaValue::I32Array(a) => (Kind::Signed(32), at(a, index, |x| s(x.get().into()))),
+        MetaValue::I64Array(a) => (Kind::Signed(64), at(a, index, |x| s(x.get()))),
+        MetaValue::F32Array(a) => (Kind::Float(32), at(a, index, |x| Element::Float(x.get().into()))),
+        MetaValue::F64Array(a) => (Kind::Float(64), at(a, index, |x| Element::Float(x.get()))),
+        MetaValue::BoolArray(a) => (Kind::Bool, at(a, index, |x| u(x.into()))),
+        _ => return None,
+    })
+}
+
+/// A type `tpack_meta_array_read` writes: made from an element that [`Kind::fits_in`] says fits.
+trait FromElement: Sized {
+    fn from_element(e: Element) -> Option<Self>;
+}
+
+macro_rules! from_integer {
+    ($($t:ty),*) => {$(
+        impl FromElement for $t {
+            fn from_element(e: Element) -> Option<Self> {
+                match e {
+                    Element::Unsigned(x) => <$t>::try_from(x).ok(),
+                    Element::Signed(x) => <$t>::try_from(x).ok(),
+                    Element::Float(_) => None,
+                }
+            }
+        }
+    )*};
+}
+
+from_integer!(u8, i8, u16, i16, u32, i32, u64, i64);
+
+impl FromElement for f64 {
+    fn from_element(e: Element) -> Option<Self> {
+        // Only integers of at most 32 bits and floats reach here (`fits_in`); each is exact as an `f64`.
+        match e {
+            Element::Float(x) => Some(x),
+            Element::Unsigned(x) => u32::try_from(x).ok().map(f64::from),
+            Element::Signed(x) => i32::try_from(x).ok().map(f64::from),
+        }
+    }
+}
+
+impl FromElement for f32 {
+    fn from_element(e: Element) -> Option<Self> {
+        // Only `f32` elements, and integers of at most 16 bits, reach here (`fits_in`).
+        match e {
+            Element::Float(x) => {
+                #[allow(clippy::as_conversions, clippy::cast_possible_truncation)]
+                let narrowed = x as f32; // an `f32` element, widened exactly: the narrowing is exact too.
+                Some(narrowed)
+            }
+            Element::Unsigned(x) => u16::try_from(x).ok().map(f32::from),
+            Element::Signed(x) => i16::try_from(x).ok().map(f32::from),
+        }
+    }
+}
+
+impl FromElement for bool {
+    fn from_element(e: Element) -> Option<Self> {
+        match e {
+            Element::Unsigned(x) => Some(x != 0),
+            _ => None,
+        }
+    }
+}
+
+/// Converts elements `first..first + n` of `v` (or as many as there are) into the `T`s at `out`, and says how
+/// many it wrote.
+///
+/// # Safety
+/// `out` must be NULL (then `n` must be 0) or point to `n` writable `T`s.
+unsafe fn convert<T: FromElement>(
+    v: MetaValue<'static>,
+    first: usize,
+    n: usize,
+    out: *mut T,
+) -> Result<usize, Failure> {
+    // SAFETY: this function's contract.
+    let dst = unsafe { crate::boundary::output_of(out, n) }?;
+    let mut written = 0usize;
+    for (slot, index) in dst.iter_mut().zip(first..) {
+        let Some((_, Some(e))) = element_of(v, index) else { break };
+        slot.write(T::from_element(e).ok_or_else(wrong_type)?);
+        written = written.saturating_add(1);
+    }
+    Ok(written)
+}
+
+/// Reads elements `first`, `first + 1`, … of a numeric or `bool[]` array value into `out`, an array of `n`
+/// elements of the type whose scalar code `out_type` is (`TPACK_META_U8` … `TPACK_META_F64`,
+/// `TPACK_META_BOOL`: `uint8_t` … `double`, `bool`), converting each, in host order; writes the number read
+/// (less than `n` at the end of the array, 0 from `first` = its length on) to `out_written`. One loop reads
+/// any numeric array into the type the caller works in.
+///
+/// A conversion is made only when it keeps every value of the array's type: to a type at least as wide and of
+/// the same kind (unsigned, signed, float), to a wider signed type from an unsigned one, to `float` from an
+/// integer of at most 16 bits and to `double` from one of at most 32, to any integer type from `bool`.
+///
+/// # Errors
+/// `TPACK_RESULT_WRONG_TYPE` for a value that is not a numeric or `bool[]` array or a conversion that could
+/// lose a value (`out` is then not written), `TPACK_RESULT_NOT_FOUND` for `first` past the array's length,
+/// `TPACK_RESULT_BAD_ARGUMENT` for an `out_type` that is not a scalar number or `bool` code,
+/// `TPACK_RESULT_NULL_ARGUMENT` (`out` may be NULL only when `n` is 0), `TPACK_RESULT_MISALIGNED_STORAGE`, a
+/// handle error.
+///
+/// # Safety
+/// `value` must point to a readable `tpack_meta_value`; `out` to `n` writable elements of the type;
+/// `out_written` to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_meta_array_read(
+    value: *const tpack_meta_value,
+    first: usize,
+    n: usize,
+    out_type: u8,
+    out: *mut core::ffi::c_void,
+    out_written: *mut usize,
+) -> tpack_result {
+    guard(|| {
+        let dst = crate::boundary::out(out_written)?;
+        // SAFETY: the caller's contract.
+        let v = *unsafe { meta(value) }?;
+        let to = Kind::of_code(out_type).ok_or(Failure::Code(tpack_result::TPACK_RESULT_BAD_ARGUMENT))?;
+        let (from, _) = element_of(v, 0).ok_or_else(wrong_type)?;
+        if !from.fits_in(to) {
+            return Err(wrong_type());
+        }
+        let len = le_array(v)?.count;
+        if first > len {
+            return Err(not_found());
+        }
+        // SAFETY: the caller's contract: `out` holds `n` elements of the type `out_type` names.
+        let written = unsafe {
+            match out_type {
+                1 => convert::<u64>(v, first, n, out.cast()),
+                2 => convert::<i64>(v, first, n, out.cast()),
+                3 => convert::<f64>(v, first, n, out.cast()),
+                4 => convert::<bool>(v, first, n, out.cast()),
+                11 => convert::<u8>(v, first, n, out.cast()),
+                12 => convert::<i8>(v, first, n, out.cast()),
+                13 => convert::<u16>(v, first, n, out.cast()),
+                14 => convert::<i16>(v, first, n, out.cast()),
+                15 => convert::<u32>(v, first, n, out.cast()),
+                16 => convert::<i32>(v, first, n, out.cast()),
+                _ => convert::<f32>(v, first, n, out.cast()),
+            }
+        }?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, written) };
+        Ok(())
+    })
+}

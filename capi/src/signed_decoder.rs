@@ -17,10 +17,11 @@ use crate::boundary::{
 };
 use crate::container::tpack_entry;
 use crate::crypto::{crypto_of, tpack_crypto, CallCrypto, TPACK_KEY_ID_LEN};
-use crate::decoder::{tpack_event, TPACK_DECODER_MIN_BUFFER};
+use crate::decoder::{check_min_buffer, consumed_since, move_buffer, tpack_event};
 use crate::error::{tpack_error, tpack_result, Failure};
 use crate::metadata::tpack_meta_value;
 use crate::view;
+use tpack::stream::DecodeError;
 
 /// Most trusted keys a signed decoder's policy holds (`tpack_policy.key_count`).
 pub const TPACK_SIGNED_DECODER_MAX_KEYS: usize = 4;
@@ -120,9 +121,11 @@ unsafe fn decoder_ref<'a>(
 
 /// Fills `out_storage` with a push decoder that authenticates the stream against `policy` (at most
 /// `TPACK_SIGNED_DECODER_MAX_KEYS` trusted keys) with `crypto` (NULL: the built-in one), keeping its state in
-/// `buffer` (as `tpack_decoder_init`) and the entries' digests in `digests` (32 bytes per entry: a stream with
-/// more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`, `needed` in
-/// `out_error->value`, when its prefix arrives).
+/// `buffer` (as `tpack_decoder_init`: `tpack_signed_decoder_grow` grows it, `tpack_signed_decoder_decode`
+/// reports it too small as `tpack_decoder_decode` does) and the entries' digests in `digests` (32 bytes per
+/// entry: a stream with more entries than `digests_len / 32` is refused with `TPACK_RESULT_BUFFER_TOO_SMALL`,
+/// `needed` in `out_error->value`, when its prefix arrives — that one final, since the digests of a signed
+/// stream are hashed from its prefix on).
 ///
 /// Events are those of `tpack_decoder_decode`, except that a stream refused from its prefix (R58 to R62)
 /// releases **no event at all** from its prefix on, so that nothing is erased or written for it:
@@ -134,15 +137,17 @@ unsafe fn decoder_ref<'a>(
 /// which may go) and to `crypto`'s callbacks and `user`: they must stay valid while the decoder is used.
 ///
 /// # Errors
-/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` or a policy of more than
-/// `TPACK_SIGNED_DECODER_MAX_KEYS` keys; `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`;
-/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
+/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than `TPACK_DECODER_MIN_BUFFER` (that length in
+/// `out_error->value`) or a policy of more than `TPACK_SIGNED_DECODER_MAX_KEYS` keys;
+/// `TPACK_RESULT_BAD_ARGUMENT` as for `tpack_container_authenticate`; `TPACK_RESULT_NULL_ARGUMENT`,
+/// `TPACK_RESULT_MISALIGNED_STORAGE`. `out_storage` is untouched on failure.
 ///
 /// # Safety
 /// `out_storage` must point to a writable `tpack_signed_decoder`; `buffer` and `digests` to `buffer_len` and
 /// `digests_len` writable bytes that no one else uses while the decoder is used; `policy` to a readable
 /// `tpack_policy` whose keys and strings stay valid and unchanged while the decoder is used; `crypto` be NULL
-/// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used.
+/// or point to a readable `tpack_crypto` whose callbacks may be called while the decoder is used; `out_error`
+/// is NULL or points to a writable `tpack_error`.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_signed_decoder_init(
     out_storage: *mut tpack_signed_decoder,
@@ -152,14 +157,13 @@ pub unsafe extern "C" fn tpack_signed_decoder_init(
     digests_len: usize,
     policy: *const tpack_policy,
     crypto: *const tpack_crypto,
+    out_error: *mut tpack_error,
 ) -> tpack_result {
-    guard(|| {
+    guard_with_error(out_error, || {
         let slot = storage::<_, SignedDecoding>(out_storage)?;
         let buffer = buffer_arg(buffer, buffer_len)?;
         let digests = buffer_arg(digests, digests_len)?;
-        if u32::try_from(buffer_len).is_ok_and(|n| n < TPACK_DECODER_MIN_BUFFER) {
-            return Err(Failure::Code(tpack_result::TPACK_RESULT_SHORT_STORAGE));
-        }
+        check_min_buffer(buffer_len)?;
         // SAFETY: the caller's contract: readable while the decoder is used.
         let crypto = unsafe { crypto_of(crypto) }?;
         let mut keys =
@@ -190,7 +194,8 @@ pub unsafe extern "C" fn tpack_signed_decoder_init(
 /// consumes its input and gives `TPACK_EVENT_NONE` (no `TPACK_EVENT_PREFIX` either).
 ///
 /// # Errors
-/// As `tpack_decoder_decode`.
+/// As `tpack_decoder_decode` (`*out_used` written on `TPACK_RESULT_BUFFER_TOO_SMALL`: grow the buffer with
+/// `tpack_signed_decoder_grow` and go on with `chunk + *out_used`).
 ///
 /// # Safety
 /// As `tpack_decoder_decode`, for a `tpack_signed_decoder`.
@@ -209,7 +214,14 @@ pub unsafe extern "C" fn tpack_signed_decoder_decode(
         let d = unsafe { decoder_mut(decoder) }?;
         // SAFETY: the caller's contract: `len` readable bytes, valid while the event is used.
         let chunk = unsafe { slice_of(chunk, len) }?;
-        let (used, event) = d.decode(chunk)?;
+        let start = d.decoder().position();
+        let (used, event) = d.decode(chunk).map_err(|e| {
+            if let DecodeError::BufferTooSmall { .. } = e {
+                // SAFETY: checked by `out`; writable by the caller's contract.
+                unsafe { put(used_dst, consumed_since(start, d.decoder().position())) };
+            }
+            Failure::from(e)
+        })?;
         // SAFETY: checked by `out`; writable by the caller's contract.
         unsafe {
             put(used_dst, used);
@@ -268,6 +280,54 @@ pub unsafe extern "C" fn tpack_signed_decoder_is_doomed(
         let d = unsafe { decoder_ref(decoder) }?;
         // SAFETY: checked by `out`; writable by the caller's contract.
         unsafe { put(dst, d.is_doomed()) };
+        Ok(())
+    })
+}
+
+/// As `tpack_decoder_grow`, for a signed decoder's buffer (not its digests); the authentication goes on.
+///
+/// # Errors
+/// As `tpack_decoder_grow`.
+///
+/// # Safety
+/// As `tpack_decoder_grow`, for a `tpack_signed_decoder`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_signed_decoder_grow(
+    decoder: *mut tpack_signed_decoder,
+    buffer: *mut u8,
+    buffer_len: usize,
+    out_error: *mut tpack_error,
+) -> tpack_result {
+    guard_with_error(out_error, || {
+        // SAFETY: the caller's contract.
+        let d = unsafe { decoder_mut(decoder) }?;
+        let new = buffer_arg(buffer, buffer_len)?;
+        // SAFETY: the caller's contract: `buffer_len` writable bytes, exclusive while the decoder is used.
+        unsafe { move_buffer(new, buffer_len, |b| d.replace_buffer(b)) }
+    })
+}
+
+/// As `tpack_decoder_stream_buffer_needed`, for a signed decoder's buffer (its digests need 32 bytes per
+/// entry of the prefix).
+///
+/// # Errors
+/// As `tpack_decoder_stream_buffer_needed`.
+///
+/// # Safety
+/// `decoder` must point to a filled `tpack_signed_decoder`, `out_needed` to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_signed_decoder_stream_buffer_needed(
+    decoder: *const tpack_signed_decoder,
+    out_needed: *mut u64,
+) -> tpack_result {
+    guard(|| {
+        let dst = out(out_needed)?;
+        // SAFETY: the caller's contract.
+        let d = unsafe { decoder_ref(decoder) }?;
+        let needed =
+            d.decoder().stream_buffer_needed().ok_or(Failure::Code(tpack_result::TPACK_RESULT_NOT_FOUND))?;
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, needed) };
         Ok(())
     })
 }

@@ -10,16 +10,16 @@
 //! - seekable (`tpack_writer_init_seekable`): zeros stand in for the prefix, which `tpack_writer_finish`
 //!   back-patches through the seek callback, so an entry may be open-ended (`RAW`, length found by writing).
 
-use core::ffi::{c_char, c_void};
+use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
 use tpack::embedded_io::{self, ErrorKind, ErrorType, SeekFrom};
 use tpack::format::DEFAULT_ALIGNMENT;
 use tpack::write::{EntryDecl, SeekWriter, SliceBookkeeping, StreamWriter, WriteError, WriteErrorClass};
-use tpack::{Dtype, MetaType, MetaValue};
+use tpack::{Dtype, Error};
 
 use crate::boundary::{
-    array_of, buffer, fill, guard, guard_with_error, handle, handle_mut, out, put, read_arg, slice_of,
+    array_of, buffer, fill, guard, guard_with_error, handle, handle_mut, input_of, out, put, read_arg,
     storage, take, text, zeroed,
 };
 use crate::boundary::{tpack_str, Handle, Outcome, Stored};
@@ -148,6 +148,10 @@ macro_rules! either {
     };
 }
 
+mod metadata;
+
+pub use metadata::*;
+
 /// Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
 /// `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
 /// abandoned mid-container (after an error, say) can simply be reused or freed.
@@ -174,7 +178,8 @@ impl Handle for Inner {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct tpack_entry_decl {
-    /// The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated).
+    /// The name: UTF-8, 1…1024 bytes, unique in the container (not NUL-terminated, unless `len` is
+    /// `TPACK_NUL_TERMINATED`).
     pub name: tpack_str,
     /// `rank` dimensions, outermost first; may be NULL when `rank` is 0.
     pub dims: *const u64,
@@ -188,8 +193,9 @@ pub struct tpack_entry_decl {
     pub dtype: u16,
     /// Whether the entry has a load address.
     pub has_target: bool,
-    /// A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only;
-    /// `dims` and `rank` are then ignored, and the shape is `[length]`.
+    /// A payload of a length not known in advance, found by writing it: `RAW` only, seekable writer only (the
+    /// one-pass writer refuses it when it is declared); `dims` and `rank` are then ignored, and the shape is
+    /// `[length]`.
     pub open_ended: bool,
 }
 
@@ -370,12 +376,17 @@ unsafe fn with_writer(
 
 /// Declares the next entry: payloads are laid out in declaration order. Nothing is written yet.
 ///
+/// The name may be NUL-terminated (`decl->name.len` = `TPACK_NUL_TERMINATED`).
+///
 /// # Errors
-/// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break (name length, unknown dtype, rank,
-/// shape, alignment, target), `TPACK_RESULT_BAD_ARGUMENT` (a name that is not UTF-8, a rank above 8),
-/// `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-/// `TPACK_RESULT_WRITER_POISONED`, a handle error. Any error but a handle or argument error poisons the
-/// writer.
+/// `TPACK_RESULT_INVALID_CONTAINER` with the rule the entry would break and `tpack_error.entry` its index:
+/// R17 (name length), R18 (a name that is not UTF-8), R22 (unknown dtype), R23 (a rank above 8, in `value`),
+/// R25–R27 (shape), R29 (alignment), R32 (target); `TPACK_RESULT_WRITER_MISUSE` with `entry` for an
+/// open-ended entry given to the one-pass writer (which needs every length before the first byte: use
+/// `tpack_writer_init_seekable`) or one that is not `RAW`; `TPACK_RESULT_WRITER_FULL`,
+/// `TPACK_RESULT_WRITER_MISUSE` (payloads have begun), `TPACK_RESULT_WRITER_POISONED`,
+/// `TPACK_RESULT_BAD_ARGUMENT` (a length above `PTRDIFF_MAX`), a handle error. R18 and R23 are found before the
+/// writer sees the entry and leave it as it was; any other error but a handle or argument error poisons it.
 ///
 /// # Safety
 /// `writer` must point to a filled `tpack_writer` used by no one else during the call; `decl` to a readable
@@ -391,11 +402,13 @@ pub unsafe extern "C" fn tpack_writer_declare(
         let decl = unsafe { read_arg(decl) }?;
         // SAFETY: the caller's contract.
         let w = unsafe { writer_ref(writer) }?;
+        let entry = u32::try_from(either!(w, w => w.entry_count())).unwrap_or(u32::MAX);
         // SAFETY: the caller's contract, for the duration of the call.
         let name = unsafe { text(decl.name.data, decl.name.len) }?;
-        let name = core::str::from_utf8(name).map_err(|_| bad_argument())?;
-        if decl.rank > TPACK_MAX_RANK {
-            return Err(bad_argument());
+        let name = core::str::from_utf8(name).map_err(|_| Error::NameUtf8 { entry })?;
+        if decl.rank > TPACK_MAX_RANK && !decl.open_ended {
+            let rank = u8::try_from(decl.rank).unwrap_or(u8::MAX);
+            return Err(Error::RankTooLarge { entry, rank }.into());
         }
         let dims: &[u64] = if decl.open_ended || (decl.rank == 0 && decl.dims.is_null()) {
             &[]
@@ -416,61 +429,6 @@ pub unsafe extern "C" fn tpack_writer_declare(
     })
 }
 
-/// Declares a metadata value from its type code and its bytes as the container's pool stores them (spec
-/// §7.1), every type of format 1.1: the scalars `u8` … `f32` (types 11–17) and the arrays `u64[]`, `i64[]`,
-/// `f64[]` (7–9) and `u8[]` … `bool[]` (18–25) as little-endian bytes; `string` (5) as UTF-8 and `bytes` (6)
-/// as they are; `string[]` (10) as its items in order, each a `uint32_t` little-endian length and its UTF-8
-/// bytes; `array[]` (26) as its items in order, each an 8-byte header (type code, three zero bytes, a
-/// `uint32_t` little-endian length) and that item's own encoding, at most 8 levels deep. The inline types
-/// `u64`, `i64`, `f64` and `bool` (1–4) are 8-, 8-, 8- and 1-byte little-endian.
-///
-/// # Errors
-/// `TPACK_RESULT_BAD_ARGUMENT` (a key that is not UTF-8; bytes that are not a valid encoding of the type, as
-/// rules R47–R49 would say of them in a container; an unknown type), `TPACK_RESULT_INVALID_CONTAINER` (an empty or
-/// over-long key: R42), `TPACK_RESULT_WRITER_FULL`, `TPACK_RESULT_WRITER_MISUSE` (payloads have begun),
-/// `TPACK_RESULT_WRITER_POISONED`, a handle error. Duplicate keys are reported when payloads begin.
-///
-/// # Safety
-/// `writer` must point to a filled `tpack_writer` used by no one else during the call; `key` to `key_len`
-/// readable bytes, `value` to `value_len`; `out_error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn tpack_writer_metadata(
-    writer: *mut tpack_writer,
-    key: *const c_char,
-    key_len: usize,
-    value_type: u8,
-    value: *const u8,
-    value_len: usize,
-    out_error: *mut tpack_error,
-) -> tpack_result {
-    let body = |w: &mut Inner| {
-        // SAFETY: the caller's contract, for the duration of the call.
-        let key = unsafe { text(key, key_len) }?;
-        let key = core::str::from_utf8(key).map_err(|_| bad_argument())?;
-        // SAFETY: the caller's contract, for the duration of the call.
-        let bytes = unsafe { slice_of(value, value_len) }?;
-        let value = meta_value(MetaType::from_code(value_type), bytes).ok_or_else(bad_argument)?;
-        Ok(either!(w, w => w.metadata(key, value))?)
-    };
-    // SAFETY: the caller's contract.
-    unsafe { with_writer(writer, out_error, body) }
-}
-
-/// The value of type `t` whose bytes, as `tpack_writer_metadata` takes them, are `b`; `None` when they do not
-/// encode a value of the type. The core decodes both kinds: a pool type from its encoding, an inline type from
-/// its record bits, which cross this API at their native width (8 bytes, 1 for `bool`).
-fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
-    if !t.is_inline() {
-        return MetaValue::from_encoded(t, b);
-    }
-    let bits = match *b {
-        [byte] if t == MetaType::BOOL => u64::from(byte),
-        _ if t == MetaType::BOOL => return None,
-        _ => u64::from_le_bytes(b.try_into().ok()?),
-    };
-    MetaValue::from_inline(t, bits)
-}
-
 /// Appends `len` bytes to the current entry's payload (the first entry not yet ended). The first call writes
 /// the prefix.
 ///
@@ -481,7 +439,7 @@ fn meta_value(t: MetaType, b: &[u8]) -> Option<MetaValue<'_>> {
 ///
 /// # Safety
 /// `writer` must point to a filled `tpack_writer` used by no one else during the call; `bytes` to `len`
-/// readable bytes; `out_error` is NULL or writable.
+/// readable bytes (NULL when `len` is 0); `out_error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_writer_write(
     writer: *mut tpack_writer,
@@ -491,7 +449,7 @@ pub unsafe extern "C" fn tpack_writer_write(
 ) -> tpack_result {
     let body = |w: &mut Inner| {
         // SAFETY: the caller's contract, for the duration of the call.
-        let chunk = unsafe { slice_of(bytes, len) }?;
+        let chunk = unsafe { input_of(bytes, len) }?;
         Ok(either!(w, w => w.write(chunk))?)
     };
     // SAFETY: the caller's contract.
@@ -517,8 +475,9 @@ pub unsafe extern "C" fn tpack_writer_end_entry(
 }
 
 /// Writes the trailer and ends the container; the seekable writer then back-patches the prefix and leaves
-/// the sink at the container's end. The storage is emptied, success or not: reuse it (and the bookkeeping
-/// block) only after another init.
+/// the sink at the container's end. On success the storage then holds the container's length, which
+/// `tpack_writer_length` gives; on failure it is emptied. Either way the writer is done: reuse the storage
+/// (and the bookkeeping block) only after another init.
 ///
 /// # Errors
 /// `TPACK_RESULT_WRITER_MISUSE` (declared entries not all written), `TPACK_RESULT_INVALID_CONTAINER` (a
@@ -537,7 +496,55 @@ pub unsafe extern "C" fn tpack_writer_finish(
     guard_with_error(out_error, || {
         // SAFETY: the caller's contract: filled, writable, exclusive.
         let w = unsafe { take::<_, Inner>(writer) }?;
-        Ok(either!(w, w => w.finish().map(drop))?)
+        let (_, length) = either!(w, w => w.finish_with_len())?;
+        // `take` checked the storage (not NULL, aligned, a writer's), which the finished length fits.
+        let slot = storage::<_, Finished>(writer)?;
+        // SAFETY: checked by `storage`; writable and exclusive by the caller's contract.
+        unsafe { fill(slot, Finished { length }) };
+        Ok(())
+    })
+}
+
+/// What a writer's storage holds once `tpack_writer_finish` succeeded: the container's length.
+struct Finished {
+    length: u64,
+}
+
+impl Handle for Finished {
+    const TAG: u64 = u64::from_le_bytes(*b"tpk:done");
+}
+
+const _: () = {
+    assert!(size_of::<Stored<Finished>>() <= TPACK_WRITER_SIZE);
+    assert!(align_of::<Stored<Finished>>() <= TPACK_WRITER_ALIGN);
+};
+
+/// Writes the length in bytes of the container a writer wrote, once `tpack_writer_finish` succeeded: what
+/// to pass to `tpack_container_parse` for a container written to memory, or to truncate a file to.
+///
+/// # Errors
+/// `TPACK_RESULT_WRITER_MISUSE` for a writer not finished yet (`tpack_writer_position` says how far it got),
+/// `TPACK_RESULT_UNINITIALIZED_STORAGE` for storage that holds neither (a finish that failed empties it),
+/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_MISALIGNED_STORAGE`.
+///
+/// # Safety
+/// `writer` must point to a readable `tpack_writer`, `out_len` to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn tpack_writer_length(writer: *const tpack_writer, out_len: *mut u64) -> tpack_result {
+    guard(|| {
+        let dst = out(out_len)?;
+        // SAFETY: the caller's contract.
+        let length = match unsafe { handle::<_, Finished>(writer) } {
+            Ok(finished) => finished.length,
+            // SAFETY: the caller's contract.
+            Err(e) => match unsafe { handle::<_, Inner>(writer) } {
+                Ok(_) => return Err(Failure::Code(tpack_result::TPACK_RESULT_WRITER_MISUSE)),
+                Err(_) => return Err(e),
+            },
+        };
+        // SAFETY: checked by `out`; writable by the caller's contract.
+        unsafe { put(dst, length) };
+        Ok(())
     })
 }
 

@@ -132,7 +132,10 @@ fn check_prefix(d: *const tpack_decoder, c: &tpack_container, file: &str) {
                 (e.dtype, e.rank, e.dims, e.alignment, e.offset, e.position, e.has_target, e.target),
                 "{file}: entry {i}"
             );
-            assert!(p.payload.data.is_null() && p.payload.len == e.payload.len, "{file}: entry {i} payload");
+            assert!(
+                !p.payload.data.is_null() && p.payload.len == 0 && p.length == e.payload.len as u64,
+                "{file}: entry {i} payload"
+            );
             let mut found = MaybeUninit::<tpack_entry>::uninit();
             assert_eq!(tpack_decoder_prefix_find(d, p.name.data, p.name.len, found.as_mut_ptr()), OK);
             assert_eq!(found.assume_init().position, p.position);
@@ -170,7 +173,12 @@ fn fed_with_a_callback_saved_and_resumed_the_decoder_agrees_with_the_reader() {
         let mut seen = Seen::default();
         let mut d = Box::<tpack_decoder>::new_uninit();
         // SAFETY: writable storage; the buffer outlives the decoder and is not touched meanwhile.
-        assert_eq!(unsafe { tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()) }, OK);
+        assert_eq!(
+            unsafe {
+                tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut())
+            },
+            OK
+        );
         let half = bytes.len() / 2;
         let mut verdict = None;
         let mut resumed_buffer: Vec<u8>;
@@ -190,6 +198,7 @@ fn fed_with_a_callback_saved_and_resumed_the_decoder_agrees_with_the_reader() {
                         resumed_buffer.as_mut_ptr(),
                         resumed_buffer.len(),
                         state.as_ptr(),
+                        std::ptr::null_mut(),
                     )
                 };
                 assert_eq!(r, OK);
@@ -263,7 +272,12 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
     let mut buffer = vec![0u8; 1 << 16];
     let mut d = Box::<tpack_decoder>::new_uninit();
     // SAFETY: writable storage and buffer.
-    assert_eq!(unsafe { tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()) }, OK);
+    assert_eq!(
+        unsafe {
+            tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut())
+        },
+        OK
+    );
     let mut seen = Seen { stop_with: Some(-7), ..Seen::default() };
     // The first event (the prefix) stops the feed: IO, the callback's number, the bytes up to the event used.
     let (r, _, value) = feed(d.as_mut_ptr(), &bytes, &mut seen).expect_err("stopped");
@@ -287,7 +301,10 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
     let mut d = Box::<tpack_decoder>::new_uninit();
     // SAFETY: writable storage and buffer; then the calls under test, with writable outputs.
     unsafe {
-        assert_eq!(tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(
+            tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+            OK
+        );
         assert_eq!(
             tpack_decoder_prefix_entry_count(d.as_ptr(), &mut n),
             tpack_result::TPACK_RESULT_NOT_FOUND
@@ -304,7 +321,79 @@ fn a_callback_that_stops_is_reported_and_the_rest_can_be_fed_again() {
         );
         assert_eq!(r, tpack_result::TPACK_RESULT_NULL_ARGUMENT);
         let zeroed: Box<tpack_decoder_state> = Box::new(std::mem::zeroed());
-        let r = tpack_decoder_resume(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), &*zeroed);
+        let r = tpack_decoder_resume(
+            d.as_mut_ptr(),
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &*zeroed,
+            std::ptr::null_mut(),
+        );
         assert_eq!(r, tpack_result::TPACK_RESULT_UNINITIALIZED_STORAGE);
+    }
+}
+
+/// The nested vector, fed through a 160-byte buffer grown as `TPACK_RESULT_BUFFER_TOO_SMALL` asks: into a
+/// longer part of the same array, and into other memory, alternately (the in-place move takes the old buffer
+/// out of the decoder before it lends the new one: Miri checks that no borrow of the old is used after).
+#[test]
+fn a_buffer_too_small_is_grown_in_place_or_elsewhere_and_the_stream_goes_on() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors/valid");
+    let bytes = std::fs::read(root.join("nested.tpack")).expect("vector");
+    let c = parse(&bytes).expect("valid");
+    let mut want = Vec::new();
+    let mut count = 0usize;
+    // SAFETY: `c` is a parsed container over `bytes`; each entry's payload lies in `bytes`.
+    unsafe {
+        assert_eq!(tpack_container_entry_count(&c, &mut count), OK);
+        for i in 0..count {
+            let mut e = MaybeUninit::<tpack_entry>::uninit();
+            assert_eq!(tpack_container_entry(&c, i, e.as_mut_ptr()), OK);
+            let e = e.assume_init();
+            want.extend_from_slice(std::slice::from_raw_parts(e.payload.data, e.payload.len));
+        }
+    }
+    let mut arenas = [vec![0u8; 1 << 14], vec![0u8; 1 << 14]];
+    let mut d = MaybeUninit::<tpack_decoder>::uninit();
+    let d = d.as_mut_ptr();
+    let (mut current, mut len) = (0usize, 160usize);
+    // SAFETY: the decoder's storage and buffers live to the end of the test; the arenas are touched only
+    // through the decoder once lent.
+    unsafe {
+        assert_eq!(tpack_decoder_init(d, arenas[0].as_mut_ptr(), len, std::ptr::null_mut()), OK);
+        let mut seen = Seen::default();
+        let mut rest = &bytes[..];
+        let mut grown = 0;
+        while !rest.is_empty() {
+            let (mut used, mut error) = (usize::MAX, MaybeUninit::<tpack_error>::uninit());
+            let seen_ptr = std::ptr::from_mut(&mut seen).cast::<c_void>();
+            let r = tpack_decoder_feed(
+                d,
+                rest.as_ptr(),
+                rest.len(),
+                Some(on_event),
+                seen_ptr,
+                &mut used,
+                error.as_mut_ptr(),
+            );
+            rest = &rest[used..];
+            if r == OK {
+                continue;
+            }
+            assert_eq!(r, tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
+            let needed = usize::try_from(error.assume_init().value).unwrap();
+            assert!(needed > len && needed <= 1 << 14);
+            // In place every other time; otherwise into the other arena.
+            if grown % 2 == 1 {
+                current = 1 - current;
+            }
+            let r = tpack_decoder_grow(d, arenas[current].as_mut_ptr(), needed, std::ptr::null_mut());
+            assert_eq!(r, OK);
+            len = needed;
+            grown += 1;
+        }
+        assert!(grown >= 2, "grown {grown} times");
+        assert_eq!(tpack_decoder_finish(d, std::ptr::null_mut()), OK);
+        assert_eq!(seen.payload, want);
+        assert_eq!(seen.ends.len(), count);
     }
 }

@@ -7,6 +7,7 @@ use core::iter::FusedIterator;
 use zerocopy::little_endian::{F32, F64, I16, I32, I64, U16, U32, U64};
 use zerocopy::{FromBytes, IntoBytes, TryFromBytes};
 
+use crate::error::Rule;
 use crate::format::{MetaType, MAX_ARRAY_DEPTH};
 
 mod check;
@@ -252,6 +253,26 @@ impl<'a> MetaValue<'a> {
     #[must_use]
     pub fn from_encoded(value_type: MetaType, bytes: &'a [u8]) -> Option<MetaValue<'a>> {
         check::is_valid_pool_value(value_type, bytes).then(|| MetaValue::decode(value_type, bytes))
+    }
+
+    /// [`MetaValue::from_encoded`], saying which rule the bytes break when they are refused: R46
+    /// ([`Rule::MetaUnknownType`]) for a type this crate does not know or one stored inline in the record,
+    /// R47, R48 or R49 for bytes that break that rule — what a reader would say of a record holding them.
+    ///
+    /// # Errors
+    /// The rule, as above.
+    ///
+    /// ```
+    /// use tpack::{MetaType, MetaValue, Rule};
+    /// assert_eq!(MetaValue::try_from_encoded(MetaType::BOOL_ARRAY, &[1, 2]), Err(Rule::MetaBool));
+    /// assert_eq!(MetaValue::try_from_encoded(MetaType::from_code(99), &[]), Err(Rule::MetaUnknownType));
+    /// ```
+    pub fn try_from_encoded(value_type: MetaType, bytes: &'a [u8]) -> Result<MetaValue<'a>, Rule> {
+        if !value_type.is_known() || value_type.is_inline() {
+            return Err(Rule::MetaUnknownType);
+        }
+        check_value(0, value_type, bytes).map_err(|e| e.rule())?;
+        Ok(MetaValue::decode(value_type, bytes))
     }
 
     /// The number of pool bytes [`MetaValue::encode`] emits, or `None` past `usize`.

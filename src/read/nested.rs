@@ -19,7 +19,9 @@ pub(super) fn check(outer: &Container<'_>) -> Result<(), Error> {
         Container::parse_at(payload, depth).map_err(|e| match e {
             // Too-deep nesting keeps its own rule all the way out, so the outermost reader names it.
             Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
-            Error::NestedInvalid { inner, .. } => Error::NestedInvalid { entry, depth, inner },
+            // The depth of the container that breaks the inner rule, however deep, with this container's entry:
+            // where to look from here, and how far down.
+            Error::NestedInvalid { inner, depth, .. } => Error::NestedInvalid { entry, depth, inner },
             other => Error::NestedInvalid { entry, depth, inner: other.rule() },
         })?;
     }

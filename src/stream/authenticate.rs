@@ -120,6 +120,21 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
         &self.decoder
     }
 
+    /// Moves the decoder to a larger buffer, as [`Decoder::grow`]: after [`DecodeError::BufferTooSmall`]
+    /// from [`SignedDecoder::decode`], or once [`Decoder::stream_buffer_needed`] (through
+    /// [`SignedDecoder::decoder`]) has told the stream's need. The hashing state and `digests` stay.
+    ///
+    /// # Errors
+    /// As [`Decoder::grow`].
+    pub fn grow(&mut self, buffer: &'b mut [u8]) -> Result<&'b mut [u8], DecodeError> {
+        self.decoder.grow(buffer)
+    }
+
+    /// Gives the decoder `buffer` in place of its own without copying, as [`Decoder::replace_buffer`].
+    pub fn replace_buffer(&mut self, buffer: &'b mut [u8]) -> &'b mut [u8] {
+        self.decoder.replace_buffer(buffer)
+    }
+
     /// Whether the stream is already known to be refused, by the policy or by a rule: it can be abandoned.
     #[must_use]
     pub fn is_doomed(&self) -> bool {
@@ -130,7 +145,9 @@ impl<'b, 'p, 'd, C: Crypto> SignedDecoder<'b, 'p, 'd, C> {
     /// input and gives no event.
     ///
     /// # Errors
-    /// As [`Decoder::decode`].
+    /// As [`Decoder::decode`]: after [`DecodeError::BufferTooSmall`], `input` was consumed up to the
+    /// decoder's position (`self.decoder().position()`), every event before it authenticated; grow the buffer
+    /// ([`SignedDecoder::grow`]) and feed the stream from that position on.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
         let mut used = 0usize;
         loop {

@@ -157,7 +157,10 @@ impl Level {
     }
 
     /// Consumes a run of `input` in the current phase; returns how much, and an event for the outermost
-    /// level. `below` are the levels for nested containers. A definite error (one that no later byte can
+    /// level. `below` are the levels for nested containers; `left` is how many bytes of this container can
+    /// still come from `input` on (the rest of the outer entry for a nested container, `u64::MAX` for the
+    /// outermost). [`DecodeError::BufferTooSmall`] is returned before the level changes: the same input,
+    /// given again with a larger buffer, goes on from the same byte. A definite error (one that no later byte can
     /// change: R2–R7 on the header — R3 or R5 of a sound header once the prefix has given the header diagnosis,
     /// or R13 in their place —, R9 once too many bytes came) is returned; every other broken rule waits in
     /// the state for [`Level::verdict`].
@@ -166,9 +169,10 @@ impl Level {
         buffer: &mut [u8],
         below: &mut [Level],
         input: &'a [u8],
+        left: u64,
     ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
         match self.phase {
-            Phase::Header => self.header(buffer, input),
+            Phase::Header => self.header(buffer, input, left),
             Phase::Counting => self.count_only(input),
             Phase::Prefix => self.prefix_bytes(buffer, input),
             Phase::Payloads => self.payloads(buffer, below, input),
@@ -177,22 +181,32 @@ impl Level {
         }
     }
 
-    /// Feeds all of `input` to this (nested) level, ignoring events; a definite error ends the level.
+    /// Feeds all of `input` to this (nested) level, ignoring events; a definite error ends the level. `left`
+    /// is as for [`Level::step`].
+    ///
+    /// # Errors
+    /// [`DecodeError::BufferTooSmall`], with how many bytes of `input` were consumed before it: the level
+    /// goes on from there when given the rest with a larger buffer.
     pub(super) fn feed_all(
         &mut self,
         buffer: &mut [u8],
         below: &mut [Level],
-        mut input: &[u8],
-    ) -> Result<(), DecodeError> {
-        while !input.is_empty() && self.phase != Phase::Over {
-            match self.step(buffer, below, input) {
-                Ok((used, _)) => input = input.get(used..).unwrap_or(&[]),
+        input: &[u8],
+        left: u64,
+    ) -> Result<(), (usize, DecodeError)> {
+        let mut fed = 0usize;
+        while let Some(rest) = input.get(fed..).filter(|rest| !rest.is_empty()) {
+            if self.phase == Phase::Over {
+                break;
+            }
+            match self.step(buffer, below, rest, left.saturating_sub(len_u64(fed))) {
+                Ok((used, _)) => fed = fed.saturating_add(used),
                 Err(DecodeError::Invalid(e)) => {
                     // Final for this level: R2–R7, R9 or a diagnosed R13, before anything held.
                     self.held = Some(e);
                     self.phase = Phase::Over;
                 }
-                Err(other) => return Err(other),
+                Err(other) => return Err((fed, other)),
             }
         }
         Ok(())
@@ -202,49 +216,84 @@ impl Level {
         &mut self,
         buffer: &mut [u8],
         input: &'a [u8],
+        left: u64,
     ) -> Result<(usize, Option<Event<'a>>), DecodeError> {
+        let header_len = u64::from(HEADER_LEN_V1);
         let have = to_usize(self.count).unwrap_or(usize::MAX);
-        let want = usize::try_from(HEADER_LEN_V1).unwrap_or(usize::MAX).saturating_sub(have);
+        let want = to_usize(header_len).unwrap_or(usize::MAX).saturating_sub(have);
         let used = want.min(input.len());
         let at = self.base.saturating_add(have);
-        let dest = buffer
-            .get_mut(at..at.saturating_add(used))
-            .ok_or(DecodeError::BufferTooSmall { needed: len_u64(self.base).saturating_add(160) })?;
+        // The bytes this container can still bring: a nested container shorter than a header needs no more.
+        let room = self.count.saturating_add(left);
+        let dest = buffer.get_mut(at..at.saturating_add(used)).ok_or(DecodeError::BufferTooSmall {
+            needed: len_u64(self.base).saturating_add(room.min(header_len)),
+        })?;
         dest.copy_from_slice(input.get(..used).unwrap_or(&[]));
+        let before = self.count;
         self.count = self.count.saturating_add(len_u64(used));
-        if self.count < u64::from(HEADER_LEN_V1) {
+        if self.count < header_len {
             return Ok((used, None));
         }
         let bytes = buffer.get(self.base..).unwrap_or(&[]);
         let header = read_magic(bytes)?;
         // R3 or R5 of an otherwise sound header waits for the prefix, whose checksum tells a newer file from a
         // damaged one (the header diagnosis, spec §12); it is final if the sections do not hold together.
-        if let Err(error) = check_fields(header) {
-            if !diagnosable(header, &error) {
-                return Err(DecodeError::Invalid(error));
-            }
-            self.held = Some(error);
-        }
+        let newer = match check_fields(header) {
+            Err(error) if !diagnosable(header, &error) => return Err(DecodeError::Invalid(error)),
+            checked => checked.err(),
+        };
         self.total = header.total_len.get();
         self.header_len = header.header_len.get();
         if let Err(e) = check_sections(header) {
-            if let Some(newer) = self.held {
+            if let Some(newer) = newer {
                 return Err(DecodeError::Invalid(newer));
             }
             self.held = Some(e);
             self.phase = Phase::Counting;
             return Ok((used, None));
         }
-        self.entries = header.entry_count.get();
         let [.., metadata, payloads, _] = &header.sections;
-        self.prefix_end = metadata.offset.get().saturating_add(metadata.length.get());
-        self.payloads_end = payloads.offset.get().saturating_add(payloads.length.get());
-        let needed = self.walk_region_len().map_or(u64::MAX, |n| n.saturating_add(len_u64(self.base)));
+        let prefix_end = metadata.offset.get().saturating_add(metadata.length.get());
+        // A nested container that claims more bytes than its entry holds is judged by its length (R8) — or,
+        // for a held R3 or R5, by the header diagnosis if its prefix fits — whatever its prefix says: so it
+        // keeps no more than its header, or its prefix, and never asks for more than its entry's length.
+        let (keep, phase) = match (self.total > room, newer) {
+            (false, _) => (region_len(header), Phase::Prefix),
+            (true, Some(_)) if prefix_end <= room => (Some(prefix_end), Phase::Prefix),
+            (true, _) => (Some(header_len), Phase::Counting),
+        };
+        let needed = keep.map_or(u64::MAX, |n| n.saturating_add(len_u64(self.base)));
         if needed > len_u64(buffer.len()) {
+            // Nothing consumed: the same bytes, given again with a larger buffer, go on from here.
+            self.count = before;
             return Err(DecodeError::BufferTooSmall { needed });
         }
-        self.phase = Phase::Prefix;
+        self.held = newer;
+        self.entries = header.entry_count.get();
+        self.prefix_end = prefix_end;
+        self.payloads_end = payloads.offset.get().saturating_add(payloads.length.get());
+        self.phase = phase;
         Ok((used, None))
+    }
+
+    /// An upper bound on the buffer length the rest of the stream needs, once the prefix has been walked: this
+    /// level's bytes, and for the largest `CONTAINER` entry the most that it and the containers nested in it
+    /// can keep at once ([`nested_bound`]). `None` before the prefix, or when it does not hold together.
+    pub(super) fn stream_bound(&self, buffer: &[u8]) -> Option<u64> {
+        if !matches!(self.phase, Phase::Payloads | Phase::Trailer | Phase::Complete) {
+            return None;
+        }
+        let own = len_u64(self.base).checked_add(self.walk_region_len()?)?;
+        let mut nested = 0u64;
+        if self.walk {
+            for entry in 0..self.entries {
+                let d = self.descriptor(buffer, entry)?;
+                if Dtype::from_code(d.dtype.get()) == Dtype::CONTAINER {
+                    nested = nested.max(nested_bound(d.length.get())?);
+                }
+            }
+        }
+        own.checked_add(nested)
     }
 
     /// The bytes this level keeps: prefix, trailer, computed checksums.
@@ -372,7 +421,8 @@ impl Level {
                         if !held_nesting {
                             self.held = Some(match e {
                                 Error::NestingTooDeep { .. } => Error::NestingTooDeep { entry },
-                                Error::NestedInvalid { inner, .. } => {
+                                // As the reader: the depth of the container that breaks `inner`.
+                                Error::NestedInvalid { inner, depth, .. } => {
                                     Error::NestedInvalid { entry, depth, inner }
                                 }
                                 other => Error::NestedInvalid { entry, depth, inner: other.rule() },
@@ -444,16 +494,25 @@ impl Level {
             // The call after each payload event: nothing to checksum or pass on.
             return Ok((0, None));
         }
-        let used = to_usize(end.saturating_sub(self.count)).unwrap_or(usize::MAX).min(input.len());
-        let bytes = input.get(..used).unwrap_or(&[]);
+        let left = end.saturating_sub(self.count);
+        let used = to_usize(left).unwrap_or(usize::MAX).min(input.len());
+        let mut bytes = input.get(..used).unwrap_or(&[]);
+        if self.child_live {
+            if let Some((child, deeper)) = below.split_first_mut() {
+                if let Err((fed, e)) = child.feed_all(buffer, deeper, bytes, left) {
+                    if fed == 0 {
+                        return Err(e);
+                    }
+                    // The bytes the nested container took are passed on; the error comes with the next step,
+                    // which consumes nothing.
+                    bytes = bytes.get(..fed).unwrap_or(&[]);
+                }
+            }
+        }
+        let used = bytes.len();
         let mut crc = Crc32::resume(self.crc);
         crc.update(bytes);
         self.crc = crc.finish();
-        if self.child_live {
-            if let Some((child, deeper)) = below.split_first_mut() {
-                child.feed_all(buffer, deeper, bytes)?;
-            }
-        }
         let event = (self.loud && used > 0).then(|| Event::Payload {
             entry: self.entry,
             offset: self.count.saturating_sub(start),
@@ -575,6 +634,17 @@ pub(super) fn region_len(header: &Header) -> Option<u64> {
     let n = u64::from(header.entry_count.get());
     let prefix = metadata.offset.get().checked_add(metadata.length.get())?;
     prefix.checked_add(n.checked_mul(2 * TRAILER_SLOT_LEN)?)?.checked_add(TRAILER_SLOT_LEN)
+}
+
+/// The most buffer a nested container received as an entry of `len` bytes keeps at once, with the containers
+/// nested in it: its prefix and trailer are bytes of the entry, and those of a container nested in it are bytes
+/// of its payloads, so together they are at most `len`; each adds 4 bytes per entry of checksums computed, and
+/// every entry takes a descriptor and a trailer slot in its container, so there are at most
+/// `len / (DESCRIPTOR_LEN + TRAILER_SLOT_LEN)` of them. A nested container that claims more than its entry
+/// keeps no more than its entry's length (see [`Level::step`]).
+pub(super) fn nested_bound(len: u64) -> Option<u64> {
+    let per_entry = u64::from(DESCRIPTOR_LEN).checked_add(TRAILER_SLOT_LEN)?;
+    len.checked_add(len.checked_div(per_entry)?.checked_mul(TRAILER_SLOT_LEN)?)
 }
 
 fn to_usize(v: u64) -> Option<usize> {

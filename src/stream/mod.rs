@@ -31,8 +31,16 @@
 //! The decoder holds no bytes itself; its state ([`DecoderState`], [`DecoderState::SIZE`] bytes) is plain
 //! numbers that can be copied and saved. The caller's buffer holds, for the container and for each nested
 //! container being received, its prefix, its trailer and the checksums computed so far: `prefix + 8n + 4`
-//! bytes for `n` entries (see [`Decoder::buffer_needed`]). A buffer too small is reported as
-//! [`DecodeError::BufferTooSmall`] with the size needed, as soon as the header tells it.
+//! bytes for `n` entries. Which number sizes it:
+//!
+//! - [`Decoder::buffer_needed`], from the header (the first 160 bytes): what the outermost container needs.
+//!   Enough for the whole stream when it has no `CONTAINER` entry.
+//! - [`Decoder::stream_buffer_needed`], from [`Event::Prefix`] on: enough for the whole stream, nested
+//!   containers included (an upper bound; exact without them). Grow the buffer to it before the first payload
+//!   ([`Decoder::grow`]) and no [`DecodeError::BufferTooSmall`] can come.
+//! - [`DecodeError::BufferTooSmall`]'s `needed`: what the decoder needs to go on, when a nested container's
+//!   header has told it. It consumes nothing it cannot keep: [`Decoder::grow`] to at least `needed` bytes and
+//!   feed the stream from [`Decoder::position`] on; nothing is lost.
 //!
 //! A device whose RAM cannot hold the prefix (a model with very many entries or much metadata) does not
 //! decode the stream; it writes the stream as raw bytes to a staging slot of readable flash and validates it
@@ -42,7 +50,8 @@
 //! # Resuming
 //!
 //! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
-//! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on.
+//! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on. The
+//! buffer may then be longer than it was, as after [`DecodeError::BufferTooSmall`].
 
 mod authenticate;
 mod level;
@@ -63,6 +72,7 @@ fn is_integrity(rule: crate::Rule) -> bool {
 
 use crate::error::Error;
 use crate::format::MAX_NESTING_DEPTH;
+use crate::layout;
 use crate::read::header::{check_fields, check_sections, diagnosable, read_magic};
 #[allow(unused_imports)] // for the docs
 use crate::Container;
@@ -110,9 +120,13 @@ pub enum DecodeError {
     /// The container breaks a rule: the error `Container::parse` and `verify` give.
     Invalid(Error),
     /// The buffer cannot hold what the stream needs kept (the prefix, trailer and checksums of the container,
-    /// and of a nested container being received); `needed` bytes would.
+    /// and of a nested container being received); `needed` bytes would, for the stream so far. Not final:
+    /// the bytes before [`Decoder::position`] were consumed and the others were not, and once the decoder has
+    /// at least `needed` bytes ([`Decoder::grow`], or [`Decoder::resume`] over a larger buffer holding the
+    /// same bytes) it goes on from there.
     BufferTooSmall {
-        /// The buffer length that would do.
+        /// The buffer length that would do for the stream so far: a later nested container may need more
+        /// ([`Decoder::stream_buffer_needed`] covers them all).
         needed: u64,
     },
     /// [`Decoder::decode`] was called after [`Decoder::finish`].
@@ -220,10 +234,49 @@ impl<'b> Decoder<'b> {
         Decoder { buffer, state: DecoderState::new() }
     }
 
-    /// A decoder that goes on from `state`, with `buffer` holding what it held when the state was taken.
-    /// Feed it the stream from [`Decoder::position`] on.
+    /// A decoder that goes on from `state`, with `buffer` holding what it held when the state was taken (its
+    /// first bytes: a larger buffer with the same bytes at its start does too). Feed it the stream from
+    /// [`Decoder::position`] on.
     pub fn resume(buffer: &'b mut [u8], state: DecoderState) -> Self {
         Decoder { buffer, state }
+    }
+
+    /// Moves the decoder to `buffer`, at least as long as its own: copies its bytes to the start of `buffer`
+    /// and returns the old buffer, which the decoder no longer uses. After
+    /// [`DecodeError::BufferTooSmall`], a buffer of at least its `needed` bytes lets the decoder go on.
+    ///
+    /// ```
+    /// # use tpack::stream::Decoder;
+    /// let (mut small, mut large) = ([0u8; 160], [0u8; 4096]);
+    /// let mut decoder = Decoder::new(&mut small);
+    /// // ... `decode` returned `DecodeError::BufferTooSmall { needed }`, with `needed` <= 4096 ...
+    /// decoder.grow(&mut large)?;
+    /// # Ok::<(), tpack::stream::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`DecodeError::BufferTooSmall`] with the current buffer's length, when `buffer` is shorter (the
+    /// decoder is unchanged).
+    pub fn grow(&mut self, buffer: &'b mut [u8]) -> Result<&'b mut [u8], DecodeError> {
+        let Some(dest) = buffer.get_mut(..self.buffer.len()) else {
+            return Err(DecodeError::BufferTooSmall { needed: layout::len_u64(self.buffer.len()) });
+        };
+        dest.copy_from_slice(self.buffer);
+        Ok(self.replace_buffer(buffer))
+    }
+
+    /// Gives the decoder `buffer` in place of its own, which is returned, without copying anything: `buffer`
+    /// must hold the old buffer's bytes at its start (as [`Decoder::resume`] asks), or the verdict is wrong
+    /// (never undefined). For a binding whose new buffer may be the old one, longer; [`Decoder::grow`]
+    /// copies.
+    pub fn replace_buffer(&mut self, buffer: &'b mut [u8]) -> &'b mut [u8] {
+        core::mem::replace(&mut self.buffer, buffer)
+    }
+
+    /// The buffer, and the state to [`Decoder::resume`] from: the decoder taken apart.
+    #[must_use]
+    pub fn into_parts(self) -> (&'b mut [u8], DecoderState) {
+        (self.buffer, self.state)
     }
 
     /// The decoder's state, to [`Decoder::resume`] from later (with the buffer's contents).
@@ -242,7 +295,21 @@ impl<'b> Decoder<'b> {
     /// decode): the stream can be abandoned.
     #[must_use]
     pub fn is_doomed(&self) -> bool {
-        self.state.stopped.is_some() || self.state.top.doomed()
+        let stopped = self.state.stopped.is_some_and(|e| !matches!(e, DecodeError::BufferTooSmall { .. }));
+        stopped || self.state.top.doomed()
+    }
+
+    /// The error the decoder stopped with, if it still stands: a [`DecodeError::BufferTooSmall`] whose
+    /// `needed` bytes the buffer now has is forgotten, so that the decoder goes on.
+    fn stopped(&mut self) -> Option<DecodeError> {
+        let stopped = self.state.stopped?;
+        if let DecodeError::BufferTooSmall { needed } = stopped {
+            if layout::len_u64(self.buffer.len()) >= needed {
+                self.state.stopped = None;
+                return None;
+            }
+        }
+        Some(stopped)
     }
 
     /// The validated prefix, after [`Event::Prefix`]: every entry's name, dtype, shape, alignment, target and
@@ -268,17 +335,36 @@ impl<'b> Decoder<'b> {
     }
 
     /// The buffer length a container needs whose header (its first 160 bytes) is `header`: its prefix,
-    /// trailer and checksums; nested containers need their own on top while they are received. `None` if
-    /// `header` is not a header whose sections hold together.
-    #[must_use]
-    pub fn buffer_needed(header: &[u8]) -> Option<u64> {
-        let header = read_magic(header).ok()?;
+    /// trailer and checksums — the whole stream's need when it has no `CONTAINER` entry. Nested containers
+    /// need their own on top while they are received: [`Decoder::stream_buffer_needed`] tells how much once
+    /// the prefix has come.
+    ///
+    /// # Errors
+    /// The rule `header` breaks when it is not a header whose sections hold together: the error a decoder
+    /// fed it stops with (R1–R7) or holds for its verdict (R10–R12).
+    pub fn buffer_needed(header: &[u8]) -> Result<u64, Error> {
+        let header = read_magic(header)?;
         if let Err(error) = check_fields(header) {
             // A header whose R3 or R5 the diagnosis of spec §12 looks into needs its prefix held too.
-            diagnosable(header, &error).then_some(())?;
+            if !diagnosable(header, &error) {
+                return Err(error);
+            }
         }
-        check_sections(header).ok()?;
-        level::region_len(header)
+        check_sections(header)?;
+        // `region_len` fails only past `u64::MAX`, which R10 (sections inside `total_len`) has excluded.
+        Ok(level::region_len(header).unwrap_or(u64::MAX))
+    }
+
+    /// A buffer length that suffices for the rest of the stream, nested containers included, from
+    /// [`Event::Prefix`] on: the outermost container's need ([`Decoder::buffer_needed`]) plus, for the largest
+    /// `CONTAINER` entry of `len` bytes, `len + 4 × ⌊len / 108⌋` (what it and the containers nested in it can
+    /// keep at once: their prefixes and trailers lie in its bytes, plus 4 bytes of computed checksum per entry,
+    /// and an entry takes at least 108 bytes of descriptor and trailer slot). Exact for a stream without
+    /// `CONTAINER` entries. With a buffer this long, [`DecodeError::BufferTooSmall`] does not come. `None`
+    /// before the prefix, or when it broke a rule (then nothing nested is decoded, and the buffer holds enough).
+    #[must_use]
+    pub fn stream_buffer_needed(&self) -> Option<u64> {
+        self.state.top.stream_bound(self.buffer)
     }
 
     /// Consumes a prefix of `input` and returns how many bytes, with the event they make, if any. Call it
@@ -287,10 +373,13 @@ impl<'b> Decoder<'b> {
     ///
     /// # Errors
     /// [`DecodeError::Invalid`] for a broken rule that nothing later could change (R2–R7, R9, and R13 for a
-    /// header the diagnosis of spec §12 finds damaged), or
-    /// [`DecodeError::BufferTooSmall`]; after an error the decoder is stopped and returns it again.
+    /// header the diagnosis of spec §12 finds damaged): the decoder is stopped and returns it again.
+    /// [`DecodeError::BufferTooSmall`] when the buffer cannot hold what the stream needs kept: `input` was
+    /// consumed up to [`Decoder::position`] (its first `position() - p` bytes, where `p` is the position before
+    /// the call) and no further; it is returned again until the buffer has `needed` bytes
+    /// ([`Decoder::grow`]), and then the decoder goes on from that position.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
-        if let Some(e) = self.state.stopped {
+        if let Some(e) = self.stopped() {
             return Err(e);
         }
         if self.state.finished {
@@ -301,7 +390,7 @@ impl<'b> Decoder<'b> {
             let rest = input.get(used..).unwrap_or(&[]);
             let state = &mut self.state;
             let before = state.top.progress();
-            match state.top.step(self.buffer, &mut state.nested, rest) {
+            match state.top.step(self.buffer, &mut state.nested, rest, u64::MAX) {
                 Ok((n, event)) => {
                     used = used.saturating_add(n);
                     if event.is_some() {
@@ -323,9 +412,11 @@ impl<'b> Decoder<'b> {
     /// the bytes fed.
     ///
     /// # Errors
-    /// The first broken rule, as [`DecodeError::Invalid`]; the error the decoder stopped with, if it did.
+    /// The first broken rule, as [`DecodeError::Invalid`]; the error the decoder stopped with, if it did (a
+    /// [`DecodeError::BufferTooSmall`] only while the buffer is still short: the decoder could not follow the
+    /// stream, so it has no verdict).
     pub fn finish(&mut self) -> Result<(), DecodeError> {
-        if let Some(e) = self.state.stopped {
+        if let Some(e) = self.stopped() {
             return Err(e);
         }
         if self.state.finished {
@@ -335,7 +426,7 @@ impl<'b> Decoder<'b> {
         let state = &mut self.state;
         while state.top.phase() == Phase::Payloads {
             let before = state.top.progress();
-            let stepped = state.top.step(self.buffer, &mut state.nested, &[]);
+            let stepped = state.top.step(self.buffer, &mut state.nested, &[], u64::MAX);
             if stepped.is_err() || state.top.progress() == before {
                 break;
             }

@@ -5,6 +5,7 @@ use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use super::bookkeeping::{extend, Buf};
+use super::native::NativeArray;
 use crate::format::MetaType;
 use crate::meta_value::MetaValue;
 
@@ -38,12 +39,49 @@ pub(super) enum PushError {
     Full,
 }
 
+/// A value as an item keeps it: a borrowed [`MetaValue`], or a [`NativeArray`] encoded as it is stored.
+#[derive(Clone, Copy)]
+pub(super) enum Value<'v, 'a> {
+    Meta(&'v MetaValue<'a>),
+    Native(&'v NativeArray<'a>),
+}
+
+impl Value<'_, '_> {
+    pub(super) fn value_type(self) -> MetaType {
+        match self {
+            Value::Meta(v) => v.value_type(),
+            Value::Native(v) => v.value_type(),
+        }
+    }
+
+    fn pool_len(self) -> Option<usize> {
+        match self {
+            Value::Meta(v) => v.pool_len(),
+            Value::Native(v) => v.pool_len(),
+        }
+    }
+
+    fn inline_bits(self) -> u64 {
+        match self {
+            Value::Meta(v) => v.inline_bits(),
+            Value::Native(_) => 0,
+        }
+    }
+
+    fn encode(self, emit: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        match self {
+            Value::Meta(v) => v.encode(&mut |piece| emit(piece)),
+            Value::Native(v) => v.encode(emit),
+        }
+    }
+}
+
 /// Appends the item for `key` (1 to 1024 bytes, checked by the caller) and `value` to `items`.
 pub(super) fn push<B: Buf<u8>>(
     items: &mut B,
     key_len: u16,
     key: &str,
-    value: &MetaValue<'_>,
+    value: Value<'_, '_>,
 ) -> Result<(), PushError> {
     let value_len = value.pool_len().and_then(|len| u32::try_from(len).ok()).ok_or(PushError::TooLong)?;
     let header = ItemHeader {

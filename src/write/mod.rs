@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The parts, by job: `decl` (what an entry is), `plan` (the layout engine: the canonical layout of spec
-//! §11, without I/O), `meta_item` (how declared metadata is kept until it is sorted), `bookkeeping` (the
+//! §11, without I/O), `meta_item` (how declared metadata is kept until it is sorted), `native` (numeric arrays in host order), `bookkeeping` (the
 //! buffers), `writer` (the sink driver and its protocol), `sort`.
 
 mod bookkeeping;
@@ -21,6 +21,7 @@ mod builder;
 mod decl;
 mod error;
 mod meta_item;
+mod native;
 mod plan;
 mod sort;
 mod writer;
@@ -32,4 +33,5 @@ pub use bookkeeping::{Bookkeeping, Buffer, FixedBookkeeping, ShortStorage, Slice
 pub use builder::Builder;
 pub use decl::{EntryDecl, NewEntry};
 pub use error::{WriteError, WriteErrorClass};
+pub use native::{EachItem, NativeArray, StringItems};
 pub use writer::{Mode, OnePass, SeekWriter, Seekable, StreamWriter, Writer};

@@ -7,7 +7,8 @@ use zerocopy::IntoBytes;
 
 use super::bookkeeping::{extend, Bookkeeping, Buf, Buffer, Ledger};
 use super::error::WriteError;
-use super::meta_item::{self, item_at, PushError};
+use super::meta_item::{self, item_at, PushError, Value};
+use super::native::NativeArray;
 use super::sort::sort_by;
 use super::EntryDecl;
 use crate::checksum::Crc32;
@@ -26,6 +27,14 @@ const UNKNOWN_LENGTH: u64 = u64::MAX;
 
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The length of metadata key `key` of record `record`: R42 unless 1 to 1024 bytes.
+fn key_len<E>(key: &str, record: u32) -> Result<u16, WriteError<E>> {
+    u16::try_from(key.len())
+        .ok()
+        .filter(|&k| k != 0 && k <= MAX_KEY_LEN)
+        .ok_or(WriteError::Format(Error::MetaKeyLength { record }))
 }
 
 /// The bookkeeping of one container being written, and what follows from it.
@@ -149,17 +158,41 @@ impl<K: Bookkeeping> Plan<K> {
         key: &str,
         value: &MetaValue<'_>,
     ) -> Result<(), WriteError<E>> {
-        let record = to_u32(self.ledger.meta_order.items().len());
-        let key_len = u16::try_from(key.len()).ok().filter(|&k| k != 0 && k <= MAX_KEY_LEN);
-        let Some(key_len) = key_len else {
-            return Err(WriteError::Format(Error::MetaKeyLength { record }));
-        };
+        let record = to_u32(self.metadata_count());
+        let key_len = key_len(key, record)?;
         if let MetaValue::Unknown { code, .. } = value {
             return Err(WriteError::Format(Error::MetaUnknownType { record, code: *code }));
         }
         if !value.is_writable() {
             return Err(WriteError::Format(Error::MetaValueShape { record }));
         }
+        self.push_metadata(record, key_len, key, Value::Meta(value))
+    }
+
+    /// Declares metadata `key` = `value`, an array in the host's byte order.
+    pub(super) fn declare_native<E>(
+        &mut self,
+        key: &str,
+        value: &NativeArray<'_>,
+    ) -> Result<(), WriteError<E>> {
+        let record = to_u32(self.metadata_count());
+        let key_len = key_len(key, record)?;
+        self.push_metadata(record, key_len, key, Value::Native(value))
+    }
+
+    /// Number of metadata records declared.
+    pub(super) fn metadata_count(&self) -> usize {
+        self.ledger.meta_order.items().len()
+    }
+
+    /// Keeps the item of `key` (`key_len` bytes, checked) = `value`, a writable value, as record `record`.
+    fn push_metadata<E>(
+        &mut self,
+        record: u32,
+        key_len: u16,
+        key: &str,
+        value: Value<'_, '_>,
+    ) -> Result<(), WriteError<E>> {
         let start = to_u32(self.ledger.meta_items.items().len());
         if start == u32::MAX {
             return Err(WriteError::BufferFull(Buffer::MetadataBytes));

@@ -13,6 +13,7 @@ use embedded_io::{Seek, SeekFrom, Write};
 
 use super::bookkeeping::Bookkeeping;
 use super::error::WriteError;
+use super::native::NativeArray;
 use super::plan::Plan;
 use super::EntryDecl;
 use crate::checksum::Crc32;
@@ -212,18 +213,36 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
     /// # Errors
     /// [`WriteError::Format`] with the rule the entry would break (name length, unknown dtype, rank, shape,
     /// alignment, target); [`WriteError::BufferFull`]; [`WriteError::UnsizedNotBytes`];
-    /// [`WriteError::AlreadyStarted`] once payloads have begun. Duplicate names are reported when payloads
-    /// begin (or at `finish`).
+    /// [`WriteError::UnknownLength`] for an entry without a shape in one-pass mode, which needs every length
+    /// before the first byte; [`WriteError::AlreadyStarted`] once payloads have begun. Duplicate names are
+    /// reported when payloads begin (or at `finish`).
     pub fn declare(&mut self, entry: EntryDecl<'_>) -> Result<(), WriteError<S::Error>> {
         self.guard(|w| {
             w.declaring()?;
+            let index = u32::try_from(w.plan.entry_count()).unwrap_or(u32::MAX);
             // The signature entry is the signing writer's own (spec §14): declared by `sign`, never by hand.
             if entry.dtype == Dtype::SIGNATURE || entry.name == SIGNATURE_ENTRY_NAME {
-                let entry = u32::try_from(w.plan.entry_count()).unwrap_or(u32::MAX);
-                return Err(WriteError::Format(Error::SignatureEntry { entry }));
+                return Err(WriteError::Format(Error::SignatureEntry { entry: index }));
+            }
+            // Refused here rather than when payloads begin, where nothing points back at this declaration.
+            if M::PREFIX_FIRST && entry.shape.is_none() {
+                return Err(WriteError::UnknownLength { entry: index });
             }
             w.plan.declare(&entry)
         })
+    }
+
+    /// The number of entries declared so far: the index the next declared entry will have.
+    #[must_use]
+    pub fn entry_count(&self) -> usize {
+        self.plan.entry_count()
+    }
+
+    /// The number of metadata values declared so far (in declaration order, the signed attributes
+    /// included): the record number a rule broken by the next one names until the keys are sorted.
+    #[must_use]
+    pub fn metadata_count(&self) -> usize {
+        self.plan.metadata_count()
     }
 
     /// Declares metadata `key` = `value`.
@@ -241,6 +260,22 @@ impl<S: Write, K: Bookkeeping, M: Mode> Writer<S, K, M> {
                 return Err(WriteError::Format(Error::SignedFlag));
             }
             w.plan.declare_metadata(key, &value)
+        })
+    }
+
+    /// Declares metadata `key` = `value`, a numeric array in the host's byte order, encoded little-endian as
+    /// it is stored: what [`Writer::metadata`] does with the same numbers as a little-endian slice, without
+    /// the copy.
+    ///
+    /// # Errors
+    /// As [`Writer::metadata`].
+    pub fn metadata_native(&mut self, key: &str, value: NativeArray<'_>) -> Result<(), WriteError<S::Error>> {
+        self.guard(|w| {
+            w.declaring()?;
+            if key.starts_with(SIGNATURE_KEY_PREFIX) {
+                return Err(WriteError::Format(Error::SignedFlag));
+            }
+            w.plan.declare_native(key, &value)
         })
     }
 
@@ -448,7 +483,15 @@ impl<S: Write + Seek, K: Bookkeeping> Writer<S, K, Seekable> {
     /// # Errors
     /// [`WriteError::EntriesMissing`] before every entry is written; [`WriteError::SinkPosition`] if the sink
     /// was moved behind the writer's back; I/O errors.
-    pub fn finish(mut self) -> Result<S, WriteError<S::Error>> {
+    pub fn finish(self) -> Result<S, WriteError<S::Error>> {
+        self.finish_with_len().map(|(sink, _)| sink)
+    }
+
+    /// [`Writer::finish`], which also gives the container's length in bytes.
+    ///
+    /// # Errors
+    /// As [`Writer::finish`].
+    pub fn finish_with_len(mut self) -> Result<(S, u64), WriteError<S::Error>> {
         let payload_end = self.write_trailer()?;
         self.guard(|w| {
             let header = w.plan.header(payload_end)?;
@@ -478,7 +521,7 @@ impl<S: Write + Seek, K: Bookkeeping> Writer<S, K, Seekable> {
             w.state = State::Done;
             Ok(())
         })?;
-        Ok(self.sink)
+        Ok((self.sink, self.cursor))
     }
 }
 
@@ -487,7 +530,15 @@ impl<S: Write, K: Bookkeeping> Writer<S, K, OnePass> {
     ///
     /// # Errors
     /// [`WriteError::EntriesMissing`] before every entry is written; I/O errors.
-    pub fn finish(mut self) -> Result<S, WriteError<S::Error>> {
+    pub fn finish(self) -> Result<S, WriteError<S::Error>> {
+        self.finish_with_len().map(|(sink, _)| sink)
+    }
+
+    /// [`Writer::finish`], which also gives the container's length in bytes.
+    ///
+    /// # Errors
+    /// As [`Writer::finish`].
+    pub fn finish_with_len(mut self) -> Result<(S, u64), WriteError<S::Error>> {
         self.write_trailer()?;
         self.guard(|w| {
             w.sink.flush().map_err(WriteError::Io)?;
@@ -495,7 +546,7 @@ impl<S: Write, K: Bookkeeping> Writer<S, K, OnePass> {
             w.state = State::Done;
             Ok(())
         })?;
-        Ok(self.sink)
+        Ok((self.sink, self.cursor))
     }
 }
 

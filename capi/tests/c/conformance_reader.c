@@ -297,7 +297,7 @@ static void json_signature(const tpack_container *c) {
     if (s.subject.data != NULL) json_str(s.subject);
     else fputs("null", stdout);
     fputs(",\"public_key\":", stdout);
-    if (s.public_key.data != NULL) json_hex(s.public_key.data, s.public_key.len);
+    if (s.public_key.len > 0) json_hex(s.public_key.data, s.public_key.len); /* absent: empty, never NULL */
     else fputs("null", stdout);
     fputs(",\"message\":", stdout);
     json_hex(message, sizeof message);

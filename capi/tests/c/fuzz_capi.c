@@ -373,7 +373,7 @@ static tpack_result decode(const uint8_t *bytes, size_t len, uint8_t plan, const
                            uint8_t *buffer, size_t buffer_len, tpack_error *err) {
     tpack_decoder d;
     memset(buffer, FILL, buffer_len);
-    CHECK_RESULT(tpack_decoder_init(&d, buffer, buffer_len), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_init(&d, buffer, buffer_len, NULL), TPACK_RESULT_OK);
     bool saw_prefix = false, saw_end = false;
     uint32_t ended = 0;
     uint64_t entry_at = 0; /* bytes of the current entry seen so far */
@@ -477,7 +477,7 @@ static tpack_result decode_signed(const uint8_t *bytes, size_t len, uint8_t plan
     static tpack_signed_decoder d;
     static uint8_t digests[32 * MAX_SIGNED_ENTRIES];
     memset(buffer, FILL, buffer_len);
-    CHECK_RESULT(tpack_signed_decoder_init(&d, buffer, buffer_len, digests, sizeof digests, policy, NULL),
+    CHECK_RESULT(tpack_signed_decoder_init(&d, buffer, buffer_len, digests, sizeof digests, policy, NULL, NULL),
                  TPACK_RESULT_OK);
     *events = 0;
     size_t at = 0;
@@ -608,7 +608,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (decoded == TPACK_RESULT_BUFFER_TOO_SMALL) {
         agree = verdict != TPACK_RESULT_OK && got.value != TPACK_NONE64 && got.value > buffer_len;
         uint64_t needed = 0;
-        if (agree && tpack_decoder_buffer_needed(bytes, len, &needed) == TPACK_RESULT_OK) agree = needed == got.value;
+        if (agree && tpack_decoder_buffer_needed(bytes, len, &needed, NULL) == TPACK_RESULT_OK) agree = needed == got.value;
     } else {
         agree = decoded == verdict && (verdict == TPACK_RESULT_OK || same_error(&want, &got));
     }

@@ -157,7 +157,7 @@ static const char *streamed(const uint8_t *bytes, size_t len, const tpack_policy
     static uint8_t buffer[1 << 16], digests[32 * 64];
     static tpack_error e;
     *events = 0;
-    if (tpack_signed_decoder_init(&d, buffer, sizeof buffer, digests, sizeof digests, policy, NULL) !=
+    if (tpack_signed_decoder_init(&d, buffer, sizeof buffer, digests, sizeof digests, policy, NULL, NULL) !=
         TPACK_RESULT_OK) {
         return "init failed";
     }
@@ -290,10 +290,10 @@ static void arguments(const tpack_container *c, const tpack_container *u, const 
     bool doomed;
     uint8_t buffer[256], digests[64];
     CHECK(tpack_signed_decoder_is_doomed(&zero_d, &doomed) == TPACK_RESULT_UNINITIALIZED_STORAGE, "zeroed");
-    CHECK(tpack_signed_decoder_init(NULL, buffer, sizeof buffer, digests, sizeof digests, good, NULL) ==
+    CHECK(tpack_signed_decoder_init(NULL, buffer, sizeof buffer, digests, sizeof digests, good, NULL, NULL) ==
               TPACK_RESULT_NULL_ARGUMENT,
           "NULL decoder");
-    CHECK(tpack_signed_decoder_init(&zero_d, buffer, 100, digests, sizeof digests, good, NULL) ==
+    CHECK(tpack_signed_decoder_init(&zero_d, buffer, 100, digests, sizeof digests, good, NULL, NULL) ==
               TPACK_RESULT_SHORT_STORAGE,
           "short buffer");
     tpack_trusted_key many[TPACK_SIGNED_DECODER_MAX_KEYS + 1];
@@ -303,7 +303,7 @@ static void arguments(const tpack_container *c, const tpack_container *u, const 
     tpack_policy too_many = *good;
     too_many.keys = many;
     too_many.key_count = TPACK_SIGNED_DECODER_MAX_KEYS + 1;
-    CHECK(tpack_signed_decoder_init(&zero_d, buffer, sizeof buffer, digests, sizeof digests, &too_many, NULL) ==
+    CHECK(tpack_signed_decoder_init(&zero_d, buffer, sizeof buffer, digests, sizeof digests, &too_many, NULL, NULL) ==
               TPACK_RESULT_SHORT_STORAGE,
           "too many keys");
     CHECK(tpack_signed_decoder_is_doomed(&zero_d, &doomed) == TPACK_RESULT_UNINITIALIZED_STORAGE,

@@ -118,9 +118,9 @@ static void check_arguments(const uint8_t *bytes, size_t len) {
     /* The decoder's buffer: NULL, shorter than a header, too small for the stream. */
     tpack_decoder d;
     static uint8_t small[TPACK_DECODER_MIN_BUFFER];
-    CHECK_RESULT(tpack_decoder_init(&d, NULL, 4096), TPACK_RESULT_NULL_ARGUMENT);
-    CHECK_RESULT(tpack_decoder_init(&d, small, TPACK_DECODER_MIN_BUFFER - 1), TPACK_RESULT_SHORT_STORAGE);
-    CHECK_RESULT(tpack_decoder_init(&d, small, sizeof small), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_init(&d, NULL, 4096, NULL), TPACK_RESULT_NULL_ARGUMENT);
+    CHECK_RESULT(tpack_decoder_init(&d, small, TPACK_DECODER_MIN_BUFFER - 1, NULL), TPACK_RESULT_SHORT_STORAGE);
+    CHECK_RESULT(tpack_decoder_init(&d, small, sizeof small, NULL), TPACK_RESULT_OK);
     size_t used = 0;
     tpack_event ev;
     tpack_result r = TPACK_RESULT_OK;
@@ -132,7 +132,7 @@ static void check_arguments(const uint8_t *bytes, size_t len) {
     CHECK(r == TPACK_RESULT_BUFFER_TOO_SMALL);
     CHECK(err.result == TPACK_RESULT_BUFFER_TOO_SMALL && err.value > sizeof small && err.value != TPACK_NONE64);
     uint64_t needed = 0;
-    CHECK_RESULT(tpack_decoder_buffer_needed(bytes, len, &needed), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_buffer_needed(bytes, len, &needed, NULL), TPACK_RESULT_OK);
     CHECK(needed == err.value);
     CHECK_RESULT(tpack_decoder_finish(&d, NULL), TPACK_RESULT_BUFFER_TOO_SMALL);
 
@@ -303,7 +303,7 @@ static uint8_t decoder_buffer[1 << 20];
 static tpack_result decode(const uint8_t *bytes, size_t len, size_t step, uint32_t *rule, uint64_t *payload) {
     tpack_decoder d;
     tpack_error err;
-    CHECK_RESULT(tpack_decoder_init(&d, decoder_buffer, sizeof decoder_buffer), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_init(&d, decoder_buffer, sizeof decoder_buffer, NULL), TPACK_RESULT_OK);
     *rule = 0;
     *payload = 0;
     for (size_t at = 0; at < len;) {
@@ -371,14 +371,14 @@ static tpack_result feed_resumed(const uint8_t *bytes, size_t len, uint32_t *rul
     tpack_error err;
     struct seen seen = {0, 0, 0, 0};
     bool prefix_checked = false;
-    CHECK_RESULT(tpack_decoder_init(&d, decoder_buffer, sizeof decoder_buffer), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_init(&d, decoder_buffer, sizeof decoder_buffer, NULL), TPACK_RESULT_OK);
     *rule = 0;
     for (size_t at = 0; at < len; at += 5) {
         if (cur == &d && at >= len / 2) {
             CHECK_RESULT(tpack_decoder_save(&d, &state), TPACK_RESULT_OK);
             memcpy(resumed_buffer, decoder_buffer, sizeof decoder_buffer);
             memset(decoder_buffer, 0xEE, sizeof decoder_buffer);
-            CHECK_RESULT(tpack_decoder_resume(&resumed, resumed_buffer, sizeof resumed_buffer, &state), TPACK_RESULT_OK);
+            CHECK_RESULT(tpack_decoder_resume(&resumed, resumed_buffer, sizeof resumed_buffer, &state, NULL), TPACK_RESULT_OK);
             cur = &resumed;
         }
         size_t n = len - at < 5 ? len - at : 5, used = 0;
@@ -395,7 +395,7 @@ static tpack_result feed_resumed(const uint8_t *bytes, size_t len, uint32_t *rul
             for (size_t i = 0; i < count; i++) {
                 tpack_entry e, found;
                 CHECK_RESULT(tpack_decoder_prefix_entry(cur, i, &e), TPACK_RESULT_OK);
-                CHECK(e.payload.data == NULL && e.position == i && e.rank <= 8);
+                CHECK(e.payload.data != NULL && e.payload.len == 0 && e.position == i && e.rank <= 8);
                 CHECK_RESULT(tpack_decoder_prefix_find(cur, e.name.data, e.name.len, &found), TPACK_RESULT_OK);
                 CHECK(found.position == i);
             }

@@ -352,7 +352,7 @@ static struct stream_run stream(const tpack_container *model, const uint8_t *byt
     static tpack_decoder dec;
     struct stream_run run = {0};
     run.doomed_at = SIZE_MAX;
-    if (tpack_decoder_init(&dec, decoder_buffer, buffer_len) != TPACK_RESULT_OK) {
+    if (tpack_decoder_init(&dec, decoder_buffer, buffer_len, NULL) != TPACK_RESULT_OK) {
         fail("tpack_decoder_init refused a %u-byte buffer", (unsigned) buffer_len);
     }
     for (size_t off = 0; off < len; off += CHUNK) {
@@ -419,7 +419,7 @@ static struct stream_run stream(const tpack_container *model, const uint8_t *byt
 static void run_streams(const tpack_container *model)
 {
     uint64_t needed;
-    tpack_result r = tpack_decoder_buffer_needed(tpack_model, tpack_model_len, &needed);
+    tpack_result r = tpack_decoder_buffer_needed(tpack_model, tpack_model_len, &needed, NULL);
     if (r != TPACK_RESULT_OK) {
         fail("tpack_decoder_buffer_needed: %s", tpack_result_message(r));
     }

@@ -196,7 +196,7 @@ static struct install install(const struct model_file *m)
     flash_reset_counts(&staging);
     flash_reset_counts(&final_region);
     if (tpack_signed_decoder_init(&decoder, signed_decoder_buffer, sizeof signed_decoder_buffer, digests, sizeof digests,
-                                  &policy, NULL) != TPACK_RESULT_OK) {
+                                  &policy, NULL, NULL) != TPACK_RESULT_OK) {
         fail("tpack_signed_decoder_init failed");
     }
     size_t len = *m->len;
