@@ -48,7 +48,7 @@ static void report_refusal(const char *what, const tpack_error *err) {
 static const void *tensor(const tpack_container *c, const char *name, uint16_t dtype, size_t elem_size,
                           uint64_t count) {
     tpack_entry e;
-    if (tpack_container_find(c, name, strlen(name), &e) != TPACK_RESULT_OK) {
+    if (tpack_container_find(c, name, TPACK_NUL_TERMINATED, &e) != TPACK_RESULT_OK) {
         printf("model: no entry %s\n", name);
         return NULL;
     }
@@ -71,17 +71,17 @@ static int model_open(const uint8_t *flash, size_t len, struct model *m) {
         report_refusal("model", &err);
         return -1;
     }
+    /* model.layers: three widths, as uint64_t whatever unsigned type was stored (up to 4 read: 3 must come). */
     tpack_meta_value layers;
+    uint64_t widths[4];
     size_t n = 0;
-    if (tpack_metadata_get(&m->container, "model.layers", 12, &layers) != TPACK_RESULT_OK ||
-        tpack_meta_array_len(&layers, &n) != TPACK_RESULT_OK || n != 3 ||
-        tpack_meta_u64_at(&layers, 0, &m->inputs) != TPACK_RESULT_OK ||
-        tpack_meta_u64_at(&layers, 1, &m->hidden) != TPACK_RESULT_OK ||
-        tpack_meta_u64_at(&layers, 2, &m->outputs) != TPACK_RESULT_OK ||
-        m->inputs > MAX_WIDTH || m->hidden > MAX_WIDTH || m->outputs > MAX_WIDTH) {
+    if (tpack_metadata_get(&m->container, "model.layers", TPACK_NUL_TERMINATED, &layers) != TPACK_RESULT_OK ||
+        tpack_meta_array_read(&layers, 0, 4, TPACK_META_U64, widths, &n) != TPACK_RESULT_OK || n != 3 ||
+        widths[0] > MAX_WIDTH || widths[1] > MAX_WIDTH || widths[2] > MAX_WIDTH) {
         printf("model: model.layers is not three widths of at most %d\n", MAX_WIDTH);
         return -1;
     }
+    m->inputs = widths[0], m->hidden = widths[1], m->outputs = widths[2];
     m->fc1_weight = tensor(&m->container, "fc1.weight", TPACK_DTYPE_F32, 4, m->hidden * m->inputs);
     m->fc1_bias = tensor(&m->container, "fc1.bias", TPACK_DTYPE_F32, 4, m->hidden);
     m->fc2_weight = tensor(&m->container, "fc2.weight", TPACK_DTYPE_I8, 1, m->outputs * m->hidden);
@@ -155,11 +155,11 @@ int main(int argc, char **argv) {
     /* Run it on the test inputs the container carries, and name each class by model.labels. */
     const float *inputs = NULL;
     tpack_entry t;
-    if (tpack_container_find(&m.container, "test.inputs", 11, &t) == TPACK_RESULT_OK && t.rank == 2 &&
+    if (tpack_container_find(&m.container, "test.inputs", TPACK_NUL_TERMINATED, &t) == TPACK_RESULT_OK && t.rank == 2 &&
         t.dims[1] == m.inputs)
         inputs = tensor(&m.container, "test.inputs", TPACK_DTYPE_F32, 4, t.dims[0] * m.inputs);
     tpack_meta_value labels;
-    int have_labels = tpack_metadata_get(&m.container, "model.labels", 12, &labels) == TPACK_RESULT_OK;
+    int have_labels = tpack_metadata_get(&m.container, "model.labels", TPACK_NUL_TERMINATED, &labels) == TPACK_RESULT_OK;
     for (uint64_t k = 0; inputs && k < t.dims[0]; k++) {
         unsigned class = model_run(&m, inputs + k * m.inputs);
         tpack_str label;

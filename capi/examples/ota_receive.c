@@ -37,8 +37,8 @@ static void report_refusal(const char *what, const tpack_error *err) {
 }
 
 /* One transfer. The decoder's buffer keeps the prefix (header, entry table, names, metadata), the trailer and
- * 8 bytes per entry; 4 KiB is ample for a model of a few dozen tensors, whatever their size.
- * tpack_decoder_buffer_needed() says what a stream needs from its first 160 bytes. */
+ * 8 bytes per entry, not the payloads: 4 KiB is ample for a model of a few dozen tensors, whatever their size.
+ * The prefix announces what the whole stream needs (tpack_decoder_stream_buffer_needed). */
 struct ota {
     tpack_decoder decoder; /* TPACK_DECODER_SIZE = 1,024 bytes */
     uint8_t buffer[4096];
@@ -48,17 +48,30 @@ struct ota {
 static void ota_begin(struct ota *o) {
     slot_erase();
     o->received = o->payload_bytes = 0;
-    tpack_decoder_init(&o->decoder, o->buffer, sizeof o->buffer); /* cannot fail: 4096 >= TPACK_DECODER_MIN_BUFFER */
+    tpack_decoder_init(&o->decoder, o->buffer, sizeof o->buffer, NULL); /* cannot fail: 4096 >= TPACK_DECODER_MIN_BUFFER */
 }
 
-/* The prefix has arrived, before any payload: is this a model this firmware can run? */
-static bool ota_prefix_acceptable(const tpack_decoder *d) {
+/* The prefix has arrived, before any payload: is this a model this firmware can run, and receive? */
+static bool ota_prefix_acceptable(const struct ota *o) {
+    const tpack_decoder *d = &o->decoder;
     tpack_meta_value name;
     tpack_str s;
     tpack_entry e;
-    return tpack_decoder_prefix_metadata_get(d, "model.name", 10, &name) == TPACK_RESULT_OK &&
-           tpack_meta_string(&name, &s) == TPACK_RESULT_OK && s.len == 8 && memcmp(s.data, "tiny-mlp", 8) == 0 &&
-           tpack_decoder_prefix_find(d, "fc1.weight", 10, &e) == TPACK_RESULT_OK && e.dtype == TPACK_DTYPE_F32;
+    if (tpack_decoder_prefix_metadata_get(d, "model.name", TPACK_NUL_TERMINATED, &name) != TPACK_RESULT_OK ||
+        tpack_meta_string(&name, &s) != TPACK_RESULT_OK || s.len != 8 || memcmp(s.data, "tiny-mlp", 8) != 0 ||
+        tpack_decoder_prefix_find(d, "fc1.weight", TPACK_NUL_TERMINATED, &e) != TPACK_RESULT_OK ||
+        e.dtype != TPACK_DTYPE_F32) {
+        printf("update refused: not a tiny-mlp model (decided from the prefix, before any payload)\n");
+        return false;
+    }
+    /* What the whole stream will need, nested containers included: refuse now rather than run out later. */
+    uint64_t needed = 0;
+    if (tpack_decoder_stream_buffer_needed(d, &needed) != TPACK_RESULT_OK || needed > sizeof o->buffer) {
+        printf("update refused: it needs a decoder buffer of %llu bytes, this device has %zu\n",
+               (unsigned long long)needed, sizeof o->buffer);
+        return false;
+    }
+    return true;
 }
 
 /* Called by the radio driver for each chunk, in order. Returns 0 to go on, -1 to drop the transfer. */
@@ -75,16 +88,13 @@ static int ota_chunk(struct ota *o, const uint8_t *chunk, size_t len) {
         size_t used;
         tpack_event ev;
         if (tpack_decoder_decode(&o->decoder, chunk, len, &used, &ev, &err) != TPACK_RESULT_OK) {
-            report_refusal("update", &err); /* R2..R7, R9 at once; or a buffer too small (err.value: the length needed) */
+            report_refusal("update", &err); /* R2..R7, R9: nothing later could change the verdict */
             return -1;
         }
         chunk += used;
         len -= used;
         if (ev.kind == TPACK_EVENT_NONE) break; /* the chunk is consumed */
-        if (ev.kind == TPACK_EVENT_PREFIX && !ota_prefix_acceptable(&o->decoder)) {
-            printf("update refused: not a tiny-mlp model (decided from the prefix, before any payload)\n");
-            return -1;
-        }
+        if (ev.kind == TPACK_EVENT_PREFIX && !ota_prefix_acceptable(o)) return -1;
         if (ev.kind == TPACK_EVENT_PAYLOAD) o->payload_bytes += ev.bytes.len;
     }
     /* A rule is already broken (a bad name, a table that does not hold together, ...): the verdict at the end

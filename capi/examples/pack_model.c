@@ -40,32 +40,15 @@ static void report(const char *what, const tpack_error *err) {
     fprintf(stderr, "pack_model: %s failed (%s): %s\n", what, rule ? rule : "no rule", msg);
 }
 
-/* Metadata values go in as the container stores them (spec §7.1): little-endian numbers, a string[] as
- * (u32 length, bytes) items. */
-static size_t put_le(uint8_t *out, uint64_t v, unsigned bytes) {
-    for (unsigned i = 0; i < bytes; i++) out[i] = (uint8_t)(v >> (8 * i));
-    return bytes;
-}
-
+/* Metadata: one typed call per value, gguf style; numbers in host order, strings NUL-terminated. */
 static int write_metadata(tpack_writer *w, tpack_error *err) {
     static const char *const labels[OUTPUTS] = {"setosa", "versicolor", "virginica"};
     static const uint64_t layers[3] = {INPUTS, HIDDEN, OUTPUTS};
-    uint8_t buf[64];
-    size_t n = 0;
-    for (int i = 0; i < 3; i++) n += put_le(buf + n, layers[i], 8);
-    if (tpack_writer_metadata(w, "model.layers", 12, TPACK_META_U64_ARRAY, buf, n, err) != TPACK_RESULT_OK)
-        return -1;
-    n = 0;
-    for (int i = 0; i < OUTPUTS; i++) {
-        size_t len = strlen(labels[i]);
-        n += put_le(buf + n, len, 4);
-        memcpy(buf + n, labels[i], len);
-        n += len;
-    }
-    if (tpack_writer_metadata(w, "model.labels", 12, TPACK_META_STRING_ARRAY, buf, n, err) != TPACK_RESULT_OK)
-        return -1;
-    if (tpack_writer_metadata(w, "model.name", 10, TPACK_META_STRING, (const uint8_t *)"tiny-mlp", 8, err) !=
-        TPACK_RESULT_OK)
+    const size_t nul = TPACK_NUL_TERMINATED;
+    if (tpack_writer_metadata_u64_array(w, "model.layers", nul, layers, 3, err) != TPACK_RESULT_OK ||
+        tpack_writer_metadata_string_array(w, "model.labels", nul, labels, OUTPUTS, err) != TPACK_RESULT_OK ||
+        tpack_writer_metadata_string(w, "model.name", nul, "tiny-mlp", nul, err) != TPACK_RESULT_OK ||
+        tpack_writer_metadata_string(w, "model.activation", nul, "relu", nul, err) != TPACK_RESULT_OK)
         return -1;
     return 0;
 }
@@ -80,8 +63,8 @@ struct tensor {
     size_t len;
 };
 
-/* The container's bytes are little-endian; so are the arrays below on the hosts this tool runs on (x86, ARM).
- * A big-endian host would swap each value before tpack_writer_write. */
+/* Payloads are the tensors' bytes as the container stores them, little-endian: so are the arrays below on the
+ * hosts this tool runs on (x86, ARM); a big-endian host would swap each value before tpack_writer_write. */
 static int pack(FILE *out, const struct tensor *t, size_t count, uint64_t *out_len) {
     static tpack_writer w;           /* TPACK_WRITER_SIZE = 512 bytes */
     static uint8_t bookkeeping[4096]; /* entries, names, metadata: tpack_writer_bookkeeping_size() says how much */
@@ -96,7 +79,7 @@ static int pack(FILE *out, const struct tensor *t, size_t count, uint64_t *out_l
     for (size_t i = 0; i < count; i++) {
         tpack_entry_decl d = {0};
         d.name.data = t[i].name;
-        d.name.len = strlen(t[i].name);
+        d.name.len = TPACK_NUL_TERMINATED;
         d.dims = t[i].dims;
         d.rank = t[i].rank;
         d.dtype = t[i].dtype; /* alignment 0: the default, 64 */
@@ -120,9 +103,7 @@ static int pack(FILE *out, const struct tensor *t, size_t count, uint64_t *out_l
         report("finish", &err);
         return -1;
     }
-    if (fseeko(out, 0, SEEK_END) != 0) return -1;
-    *out_len = (uint64_t)ftello(out);
-    return 0;
+    return tpack_writer_length(&w, out_len) == TPACK_RESULT_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
