@@ -977,7 +977,7 @@ fn a_decoders_prefix_metadata_is_copied_one_call_per_value() {
     let d = decoder.as_mut_ptr();
     // SAFETY: writable storage and buffer, which outlive the decoder's uses here; the chunk is readable.
     unsafe {
-        assert_eq!(tpack_decoder_init(d, buffer.as_mut_ptr(), buffer.len()), OK);
+        assert_eq!(tpack_decoder_init(d, buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()), OK);
         loop {
             let (mut used, mut event, mut e) = (0usize, MaybeUninit::<tpack_event>::uninit(), error());
             let r = tpack_decoder_decode(d, rest.as_ptr(), rest.len(), &mut used, event.as_mut_ptr(), &mut e);
