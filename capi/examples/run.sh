@@ -52,7 +52,7 @@ expect 0 '^fc1.weight  F32 \[8, 4\]' "$bin/inspect" "$model"
 expect 1 '^invalid: R2 ' "$bin/inspect" "$root/spec/vectors/invalid/R2-crlf-to-lf.tpack"
 
 # The docs' C blocks are the examples' text.
-python3 - "$root" <<'PY'
+"${TPACK_PYTHON:-python3}" - "$root" <<'PY'
 import pathlib, re, sys
 root = pathlib.Path(sys.argv[1])
 checked = 0
