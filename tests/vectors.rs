@@ -112,7 +112,12 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
         serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     let vectors = manifest["vectors"].as_array().unwrap();
     assert!(vectors.len() > 60);
-    for v in vectors {
+    for (i, v) in vectors.iter().enumerate() {
+        // Under Miri every 4th invalid vector: rules.rs runs every invalid case on the same big-endian host,
+        // and the native run proves the files are those cases byte for byte.
+        if cfg!(miri) && v["valid"] == false && i % 4 != 0 {
+            continue;
+        }
         let bytes = fs::read(dir.join(v["file"].as_str().unwrap())).unwrap();
         if cfg!(miri) && bytes.len() > 16 * 1024 {
             continue; // The 64 KiB alignment vector: minutes under Miri, and natively checked.
@@ -149,6 +154,9 @@ fn every_rule_has_a_vector_and_every_dtype_a_valid_one() {
 
 /// Every verification the manifest lists gives its verdict, attacks included (spec §14).
 #[test]
+// Under Miri the cases carry only the checks decided before the signature's own (R58-R62), and rules.rs runs
+// exactly those on the same host.
+#[cfg_attr(miri, ignore = "the same checks as rules.rs's R58-R62 tests under Miri")]
 fn signature_verdicts_hold() {
     for case in cases::valid_cases() {
         for check in &case.checks {
@@ -210,7 +218,8 @@ fn valid_vectors_are_what_the_writers_produce() {
     use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
-    for case in cases::valid_cases() {
+    // Under Miri every second case (the writers' byte order on a big-endian host; natively every case).
+    for case in cases::valid_cases().iter().step_by(if cfg!(miri) { 2 } else { 1 }) {
         let c = Container::parse(&case.bytes).unwrap();
         if c.version().1 > tpack::format::VERSION_MINOR || NOT_CANONICAL.contains(&case.name.as_str()) {
             continue; // What the writers cannot write: newer minors, and content their minor does not need.

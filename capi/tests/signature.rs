@@ -187,9 +187,31 @@ fn lazy(c: &tpack_container, policy: &tpack_policy, crypto: *const tpack_crypto)
     verdict(r, &e)
 }
 
-/// Whether a verification with verdict `want` runs in this build (all natively; under Miri, see [`MIRI`]).
-fn sampled(want: &str) -> bool {
-    !MIRI || ["R58", "R59", "R60", "R61", "R62"].contains(&want)
+/// Which verifications run: all of them natively. Under Miri (see [`MIRI`]) only those decided before the
+/// signature is checked (R58 to R62), and of those the first `per_verdict` of each verdict in manifest order:
+/// every verdict still runs on a big-endian host, at a fraction of the cost (each check walks the C boundary
+/// and hashes the container).
+struct Sample {
+    per_verdict: usize,
+    taken: std::collections::HashMap<String, usize>,
+}
+
+impl Sample {
+    fn new(per_verdict: usize) -> Self {
+        Self { per_verdict, taken: Default::default() }
+    }
+
+    fn take(&mut self, want: &str) -> bool {
+        if !MIRI {
+            return true;
+        }
+        if !["R58", "R59", "R60", "R61", "R62"].contains(&want) {
+            return false;
+        }
+        let n = self.taken.entry(want.to_owned()).or_default();
+        *n += 1;
+        *n <= self.per_verdict
+    }
 }
 
 unsafe extern "C" fn says_yes(
@@ -231,6 +253,7 @@ fn signed_vectors() -> impl Iterator<Item = &'static Value> {
 #[test]
 fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry() {
     let mut checked = 0;
+    let mut sample = Sample::new(2);
     let mut verdicts = std::collections::BTreeSet::new();
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
@@ -241,7 +264,7 @@ fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             assert_eq!(whole(&c, &policy, std::ptr::null()), want, "{file}: {check}");
@@ -250,7 +273,7 @@ fn every_verification_of_the_manifest_gives_its_verdict_whole_and_entry_by_entry
             checked += 1;
         }
     }
-    assert!(checked >= if MIRI { 10 } else { 30 }, "only {checked} verifications");
+    assert!(checked >= if MIRI { 9 } else { 30 }, "only {checked} verifications");
     let all: Vec<&str> = if MIRI {
         ["R58", "R59", "R60", "R61", "R62"].into()
     } else {
@@ -512,6 +535,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
     let both = (1 << TPACK_ALGORITHM_ED25519) | (1 << TPACK_ALGORITHM_P256);
     let crypto = callbacks(u32::try_from(both).expect("small"));
     let mut checked = 0;
+    let mut sample = Sample::new(1);
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
@@ -521,7 +545,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             assert_eq!(whole(&c, &policy, &crypto), want, "{file}: {check}");
@@ -529,7 +553,7 @@ fn a_callers_crypto_gives_the_built_in_verdicts_and_is_what_decides() {
             checked += 1;
         }
     }
-    assert!(checked >= if MIRI { 10 } else { 30 });
+    assert!(checked >= if MIRI { 5 } else { 30 });
     let (begins, updated, verifies) = engine(|e| (e.begins, e.updated, e.verifies));
     if !MIRI {
         assert!(begins > 100 && updated > 1000 && verifies > 20, "{begins} {updated} {verifies}");
@@ -926,6 +950,7 @@ fn first_payload(bytes: &[u8]) -> usize {
 #[test]
 fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_prefix() {
     let mut refused_early = 0;
+    let mut sample = Sample::new(1);
     for v in signed_vectors() {
         let file = v["file"].as_str().expect("file");
         let bytes = read(file);
@@ -934,7 +959,7 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             let keys = spec.keys();
             let policy = spec.policy(&keys);
             let want = check["verdict"].as_str().expect("verdict");
-            if !sampled(want) {
+            if !sample.take(want) {
                 continue;
             }
             for chunk in [13, 4096] {
@@ -975,7 +1000,7 @@ fn the_signed_decoder_gives_every_verdict_and_releases_nothing_after_a_refused_p
             }
         }
     }
-    assert!(refused_early >= if MIRI { 20 } else { 2 * 15 }, "{refused_early}");
+    assert!(refused_early >= if MIRI { 2 * 5 } else { 2 * 15 }, "{refused_early}");
 }
 
 #[test]
