@@ -5,13 +5,20 @@ use core::fmt;
 
 use crate::format::Section;
 
+mod message;
+
 /// The rule table: each rule's number, id and plain words, and the context its [`Error`] variant carries,
 /// field by field, each to its slot of [`ErrorContext`]. From it come [`Rule`], [`Error::rule`],
 /// [`Error::context`] and [`Error::from_context`], so a rule added here cannot compile until its error
 /// variant exists with exactly these fields, and every binding that copies an [`ErrorContext`] gets its
 /// context without a line of its own.
+///
+/// The last column is the rule's context in its message, with `{slot}` placeholders (see
+/// [`ErrorContext::write_template`]); the message is `"{id} {name}: {what}{context}"`, kept as one record of
+/// [`Rule::NAMES`] and [`Rule::DESCRIPTIONS`], so that printing it needs no `format_args!` (see
+/// `error/message.rs`).
 macro_rules! rules {
-    ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* };)*) => {
+    ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* } $text:literal;)*) => {
         /// A validation rule of the spec (§12), by its number.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -29,24 +36,54 @@ macro_rules! rules {
                 match self { $(Rule::$name => $num,)* }
             }
 
+            // The three texts below are read from `Rule::NAMES` and `Rule::DESCRIPTIONS`, which the messages are
+            // printed from: a `match` here would be a second copy of every text and a table of pointers per
+            // column. The empty string is for a malformed table, which the assertions after this `impl` rule out
+            // at compile time.
+
             /// The rule's id as the spec and the conformance kit write it: `"R17"`.
             #[must_use]
             pub const fn id(self) -> &'static str {
-                match self { $(Rule::$name => $id,)* }
+                match message::text(Rule::NAMES, self.number(), message::ID) { Some(id) => id, None => "" }
             }
 
             /// The rule's short name: `"NameLength"`.
             #[must_use]
             pub const fn name(self) -> &'static str {
-                match self { $(Rule::$name => stringify!($name),)* }
+                match message::text(Rule::NAMES, self.number(), message::NAME) { Some(name) => name, None => "" }
             }
 
             /// What the rule forbids, in plain words.
             #[must_use]
             pub const fn description(self) -> &'static str {
-                match self { $(Rule::$name => $what,)* }
+                match message::text(Rule::DESCRIPTIONS, self.number(), message::DESCRIPTION) {
+                    Some(what) => what,
+                    None => "",
+                }
             }
+
+            /// Every rule's id and name, in number order, each ending with a NUL: one static string instead of
+            /// a table of pointers and lengths per column (what `match` arms become), from which the C API hands
+            /// out ids and names.
+            const NAMES: &'static str = concat!($($id, "\0", stringify!($name), "\0",)*);
+
+            /// Every rule's description and context template, in number order, each ending with a NUL; apart
+            /// from [`Rule::NAMES`], so that a firmware that prints only ids and names does not link them.
+            const DESCRIPTIONS: &'static str = concat!($($what, "\0", $text, "\0",)*);
         }
+
+        // The records of `Rule::NAMES` and `Rule::DESCRIPTIONS` are found by number: the numbers must be 1, 2, 3, ... in table order.
+        #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)]
+        const _: () = {
+            let mut i = 0;
+            while i < Rule::ALL.len() {
+                assert!(Rule::ALL[i].number() as usize == i + 1, "rules are not numbered 1, 2, 3, ...");
+                // And each has its texts: the empty fallbacks of `id`, `name` and `description` never happen.
+                assert!(!Rule::ALL[i].id().is_empty() && !Rule::ALL[i].name().is_empty());
+                assert!(!Rule::ALL[i].description().is_empty());
+                i += 1;
+            }
+        };
 
         impl Error {
             /// The spec rule this error reports.
@@ -115,70 +152,70 @@ pub struct ErrorContext {
 }
 
 rules! {
-    TooShort = 1, "R1", "the input is shorter than the 160-byte header" { len => value };
-    BadMagic = 2, "R2", "the input does not start with the tpack magic" {};
-    UnsupportedVersion = 3, "R3", "the major version is not 1" { major => value };
-    HeaderLength = 4, "R4", "header_len is not a multiple of 8 in 160..=4096 (exactly 160 for minor 0)" { header_len => value };
-    UnknownIncompatFlags = 5, "R5", "an incompatible-feature flag this reader does not implement is set" { flags => value };
-    DescriptorLength = 6, "R6", "descriptor_len is not 104" { descriptor_len => value };
-    ReservedNonZero = 7, "R7", "a reserved header byte is not zero" { offset => offset };
-    Truncated = 8, "R8", "the input is shorter than the container's declared length" { declared => value };
-    TrailingBytes = 9, "R9", "bytes follow the container's declared end" { declared => value };
-    SectionBounds = 10, "R10", "a section lies beyond the end of the container" { section => section };
-    SectionLayout = 11, "R11", "a section does not start where the previous one ends" { section => section };
-    SectionLength = 12, "R12", "a section's length does not match the entry count" { section => section };
-    HeaderChecksum = 13, "R13", "the header checksum does not match" { stored => stored, computed => computed };
-    TrailerChecksum = 14, "R14", "the trailer checksum does not match" { stored => stored, computed => computed };
-    NameBounds = 15, "R15", "a name lies beyond the name pool" { entry => entry };
-    NamePoolLayout = 16, "R16", "names are not packed in table order" { entry => entry };
-    NameLength = 17, "R17", "a name is empty or longer than 1024 bytes" { entry => entry, len => value };
-    NameUtf8 = 18, "R18", "a name is not valid UTF-8" { entry => entry };
-    IndexRange = 19, "R19", "the index is not a permutation of the entries" { position => position };
-    IndexOrder = 20, "R20", "the index is not sorted by name" { position => position };
-    DuplicateName = 21, "R21", "two entries have the same name" { entry => entry };
-    UnknownDtype = 22, "R22", "an entry has an unknown dtype" { entry => entry, code => value };
-    RankTooLarge = 23, "R23", "an entry has more than 8 dimensions" { entry => entry, rank => value };
-    UnusedDimNonZero = 24, "R24", "a dimension past an entry's rank is not zero" { entry => entry, dim => value };
-    ShapeOverflow = 25, "R25", "an entry's shape overflows 64 bits" { entry => entry };
-    BlockShape = 26, "R26", "a block-quantized entry's innermost dimension is not a whole number of blocks" { entry => entry };
-    ByteShape = 27, "R27", "a RAW or CONTAINER entry does not have rank 1" { entry => entry };
-    LengthMismatch = 28, "R28", "an entry's byte length does not match its dtype and shape" { entry => entry, expected => value };
-    BadAlignment = 29, "R29", "an entry's alignment is not a power of two from 1 to 65536" { entry => entry, alignment => value };
-    Misaligned = 30, "R30", "an entry's offset is not a multiple of its alignment" { entry => entry, offset => offset };
-    EntryFlags = 31, "R31", "an entry has unknown flags, or a target address without the flag" { entry => entry };
-    TargetOverflow = 32, "R32", "an entry's target address plus length exceeds 2^64" { entry => entry };
-    PayloadBounds = 33, "R33", "a payload lies outside the payload section" { entry => entry };
-    PayloadOrder = 34, "R34", "payloads are not in table order" { entry => entry };
-    PayloadOverlap = 35, "R35", "two payloads overlap" { entry => entry };
-    PaddingNotMinimal = 36, "R36", "a payload is not at the smallest aligned offset after the previous one" { entry => entry };
-    PaddingNonZero = 37, "R37", "a padding byte is not zero" { offset => offset };
-    NestingTooDeep = 38, "R38", "containers are nested more than 8 deep" { entry => entry };
-    NestedInvalid = 39, "R39", "a nested container is invalid" { entry => entry, depth => depth, inner => inner_rule };
-    MetaBounds = 40, "R40", "a metadata record, key or value lies beyond the metadata section" { record => record };
-    MetaPoolLayout = 41, "R41", "metadata keys and values are not packed in record order" { record => record };
-    MetaKeyLength = 42, "R42", "a metadata key is empty or longer than 1024 bytes" { record => record };
-    MetaKeyUtf8 = 43, "R43", "a metadata key is not valid UTF-8" { record => record };
-    MetaKeyOrder = 44, "R44", "metadata keys are not sorted" { record => record };
-    MetaDuplicateKey = 45, "R45", "two metadata records have the same key" { record => record };
-    MetaUnknownType = 46, "R46", "a metadata value has an unknown type" { record => record, code => value };
-    MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set" { record => record };
-    MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1" { record => record };
-    MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8" { record => record };
-    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum" { entry => entry, stored => stored, computed => computed };
-    ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed" { offset => offset };
-    BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype" { record => record };
-    MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record" { entry => entry, code => value };
-    SignedFlag = 54, "R54", "the SIGNED flag, the signature entry and the signed attributes do not agree" {};
-    SignatureEntry = 55, "R55", "the signature entry is not the one last entry `tpack.signature`, aligned to 8, without a target" { entry => entry };
-    SignatureMeta = 56, "R56", "a signed attribute (`tpack.sig.*`) is missing, of the wrong type or length, or unknown" { attribute => value };
-    SignatureLength = 57, "R57", "the signature entry's length does not fit the entry count and the algorithm" { entry => entry, expected => value };
-    SignatureRequired = 58, "R58", "a signature is required and the container is not signed" {};
-    UnknownKey = 59, "R59", "the container is signed by a key that is not trusted" {};
-    AlgorithmMismatch = 60, "R60", "the signature's algorithm is not the trusted key's, or is not implemented" { algorithm => value };
-    SubjectMismatch = 61, "R61", "the signed subject is not the one expected" {};
-    Rollback = 62, "R62", "the signed security counter is below the minimum accepted" { counter => value };
-    BadSignature = 63, "R63", "the signature does not verify" {};
-    EntryDigest = 64, "R64", "an entry's payload does not match its signed digest" { entry => entry };
+    TooShort = 1, "R1", "the input is shorter than the 160-byte header" { len => value } " (input is {value} bytes)";
+    BadMagic = 2, "R2", "the input does not start with the tpack magic" {} "";
+    UnsupportedVersion = 3, "R3", "the major version is not 1" { major => value } " (major version {value})";
+    HeaderLength = 4, "R4", "header_len is not a multiple of 8 in 160..=4096 (exactly 160 for minor 0)" { header_len => value } " (header_len {value})";
+    UnknownIncompatFlags = 5, "R5", "an incompatible-feature flag this reader does not implement is set" { flags => value } " (flags {value:x})";
+    DescriptorLength = 6, "R6", "descriptor_len is not 104" { descriptor_len => value } " (descriptor_len {value})";
+    ReservedNonZero = 7, "R7", "a reserved header byte is not zero" { offset => offset } " (at byte {offset})";
+    Truncated = 8, "R8", "the input is shorter than the container's declared length" { declared => value } " (the header declares {value} bytes)";
+    TrailingBytes = 9, "R9", "bytes follow the container's declared end" { declared => value } " (the header declares {value} bytes)";
+    SectionBounds = 10, "R10", "a section lies beyond the end of the container" { section => section } " (section {section})";
+    SectionLayout = 11, "R11", "a section does not start where the previous one ends" { section => section } " (section {section})";
+    SectionLength = 12, "R12", "a section's length does not match the entry count" { section => section } " (section {section})";
+    HeaderChecksum = 13, "R13", "the header checksum does not match" { stored => stored, computed => computed } " (stored {stored}, computed {computed})";
+    TrailerChecksum = 14, "R14", "the trailer checksum does not match" { stored => stored, computed => computed } " (stored {stored}, computed {computed})";
+    NameBounds = 15, "R15", "a name lies beyond the name pool" { entry => entry } " (entry {entry})";
+    NamePoolLayout = 16, "R16", "names are not packed in table order" { entry => entry } " (entry {entry})";
+    NameLength = 17, "R17", "a name is empty or longer than 1024 bytes" { entry => entry, len => value } " (entry {entry}: {value} bytes)";
+    NameUtf8 = 18, "R18", "a name is not valid UTF-8" { entry => entry } " (entry {entry})";
+    IndexRange = 19, "R19", "the index is not a permutation of the entries" { position => position } " (index position {position})";
+    IndexOrder = 20, "R20", "the index is not sorted by name" { position => position } " (index position {position})";
+    DuplicateName = 21, "R21", "two entries have the same name" { entry => entry } " (entry {entry})";
+    UnknownDtype = 22, "R22", "an entry has an unknown dtype" { entry => entry, code => value } " (entry {entry}: code {value})";
+    RankTooLarge = 23, "R23", "an entry has more than 8 dimensions" { entry => entry, rank => value } " (entry {entry}: rank {value})";
+    UnusedDimNonZero = 24, "R24", "a dimension past an entry's rank is not zero" { entry => entry, dim => value } " (entry {entry}: dims[{value}])";
+    ShapeOverflow = 25, "R25", "an entry's shape overflows 64 bits" { entry => entry } " (entry {entry})";
+    BlockShape = 26, "R26", "a block-quantized entry's innermost dimension is not a whole number of blocks" { entry => entry } " (entry {entry})";
+    ByteShape = 27, "R27", "a RAW or CONTAINER entry does not have rank 1" { entry => entry } " (entry {entry})";
+    LengthMismatch = 28, "R28", "an entry's byte length does not match its dtype and shape" { entry => entry, expected => value } " (entry {entry}: dtype and shape give {value} bytes)";
+    BadAlignment = 29, "R29", "an entry's alignment is not a power of two from 1 to 65536" { entry => entry, alignment => value } " (entry {entry}: alignment {value})";
+    Misaligned = 30, "R30", "an entry's offset is not a multiple of its alignment" { entry => entry, offset => offset } " (entry {entry}: offset {offset})";
+    EntryFlags = 31, "R31", "an entry has unknown flags, or a target address without the flag" { entry => entry } " (entry {entry})";
+    TargetOverflow = 32, "R32", "an entry's target address plus length exceeds 2^64" { entry => entry } " (entry {entry})";
+    PayloadBounds = 33, "R33", "a payload lies outside the payload section" { entry => entry } " (entry {entry})";
+    PayloadOrder = 34, "R34", "payloads are not in table order" { entry => entry } " (entry {entry})";
+    PayloadOverlap = 35, "R35", "two payloads overlap" { entry => entry } " (entry {entry})";
+    PaddingNotMinimal = 36, "R36", "a payload is not at the smallest aligned offset after the previous one" { entry => entry } " (entry {entry})";
+    PaddingNonZero = 37, "R37", "a padding byte is not zero" { offset => offset } " (at byte {offset})";
+    NestingTooDeep = 38, "R38", "containers are nested more than 8 deep" { entry => entry } " (entry {entry})";
+    NestedInvalid = 39, "R39", "a nested container is invalid" { entry => entry, depth => depth, inner => inner_rule } " (entry {entry}, at depth {depth}: {inner})";
+    MetaBounds = 40, "R40", "a metadata record, key or value lies beyond the metadata section" { record => record } " (metadata record {record})";
+    MetaPoolLayout = 41, "R41", "metadata keys and values are not packed in record order" { record => record } " (metadata record {record})";
+    MetaKeyLength = 42, "R42", "a metadata key is empty or longer than 1024 bytes" { record => record } " (metadata record {record})";
+    MetaKeyUtf8 = 43, "R43", "a metadata key is not valid UTF-8" { record => record } " (metadata record {record})";
+    MetaKeyOrder = 44, "R44", "metadata keys are not sorted" { record => record } " (metadata record {record})";
+    MetaDuplicateKey = 45, "R45", "two metadata records have the same key" { record => record } " (metadata record {record})";
+    MetaUnknownType = 46, "R46", "a metadata value has an unknown type" { record => record, code => value } " (metadata record {record}: code {value})";
+    MetaValueShape = 47, "R47", "a metadata record's fields do not fit its type, or its reserved byte is set" { record => record } " (metadata record {record})";
+    MetaBool = 48, "R48", "a metadata bool is neither 0 nor 1" { record => record } " (metadata record {record})";
+    MetaUtf8 = 49, "R49", "a metadata string is not valid UTF-8" { record => record } " (metadata record {record})";
+    EntryChecksum = 50, "R50", "an entry's payload does not match its checksum" { entry => entry, stored => stored, computed => computed } " (entry {entry}: stored {stored}, computed {computed})";
+    ExtensionLayout = 51, "R51", "the header extension's items do not exactly fill it, or one is malformed" { offset => offset } " (at byte {offset})";
+    BlockGeometry = 52, "R52", "a block geometry record is malformed or contradicts a known dtype" { record => record } " (geometry record {record})";
+    MissingGeometry = 53, "R53", "a block dtype used in a file of minor version 1 or later has no geometry record" { entry => entry, code => value } " (entry {entry}: dtype code {value})";
+    SignedFlag = 54, "R54", "the SIGNED flag, the signature entry and the signed attributes do not agree" {} "";
+    SignatureEntry = 55, "R55", "the signature entry is not the one last entry `tpack.signature`, aligned to 8, without a target" { entry => entry } " (entry {entry})";
+    SignatureMeta = 56, "R56", "a signed attribute (`tpack.sig.*`) is missing, of the wrong type or length, or unknown" { attribute => value } " ({attribute})";
+    SignatureLength = 57, "R57", "the signature entry's length does not fit the entry count and the algorithm" { entry => entry, expected => value } " (entry {entry}: expected {value} bytes)";
+    SignatureRequired = 58, "R58", "a signature is required and the container is not signed" {} "";
+    UnknownKey = 59, "R59", "the container is signed by a key that is not trusted" {} "";
+    AlgorithmMismatch = 60, "R60", "the signature's algorithm is not the trusted key's, or is not implemented" { algorithm => value } " (algorithm {value})";
+    SubjectMismatch = 61, "R61", "the signed subject is not the one expected" {} "";
+    Rollback = 62, "R62", "the signed security counter is below the minimum accepted" { counter => value } " (counter {value})";
+    BadSignature = 63, "R63", "the signature does not verify" {} "";
+    EntryDigest = 64, "R64", "an entry's payload does not match its signed digest" { entry => entry } " (entry {entry})";
 }
 
 impl fmt::Display for Rule {
@@ -398,98 +435,10 @@ impl TryFrom<u64> for SignedAttribute {
     }
 }
 
+/// The rule's message at this error's context: [`Rule::write_message`].
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rule = self.rule();
-        write!(f, "{}: {}", rule, rule.description())?;
-        match *self {
-            Error::TooShort { len } => write!(f, " (input is {len} bytes)"),
-            Error::BadMagic => Ok(()),
-            Error::UnsupportedVersion { major } => write!(f, " (major version {major})"),
-            Error::HeaderLength { header_len } => write!(f, " (header_len {header_len})"),
-            Error::UnknownIncompatFlags { flags } => write!(f, " (flags {flags:#x})"),
-            Error::DescriptorLength { descriptor_len } => {
-                write!(f, " (descriptor_len {descriptor_len})")
-            }
-            Error::BlockGeometry { record } => write!(f, " (geometry record {record})"),
-            Error::MissingGeometry { entry, code } => write!(f, " (entry {entry}: dtype code {code})"),
-            Error::SignedFlag
-            | Error::SignatureRequired
-            | Error::UnknownKey
-            | Error::SubjectMismatch
-            | Error::BadSignature => Ok(()),
-            Error::SignatureMeta { attribute } => match attribute.key() {
-                Some(key) => write!(f, " ({key})"),
-                None => f.write_str(" (an undefined tpack.sig. key)"),
-            },
-            Error::SignatureLength { entry, expected } => {
-                write!(f, " (entry {entry}: expected {expected} bytes)")
-            }
-            Error::AlgorithmMismatch { algorithm } => write!(f, " (algorithm {algorithm})"),
-            Error::Rollback { counter } => write!(f, " (counter {counter})"),
-            Error::ReservedNonZero { offset }
-            | Error::PaddingNonZero { offset }
-            | Error::ExtensionLayout { offset } => {
-                write!(f, " (at byte {offset})")
-            }
-            Error::Truncated { declared } | Error::TrailingBytes { declared } => {
-                write!(f, " (the header declares {declared} bytes)")
-            }
-            Error::SectionBounds { section }
-            | Error::SectionLayout { section }
-            | Error::SectionLength { section } => write!(f, " (section {})", section.name()),
-            Error::HeaderChecksum { stored, computed } | Error::TrailerChecksum { stored, computed } => {
-                write!(f, " (stored {stored:#010x}, computed {computed:#010x})")
-            }
-            Error::EntryChecksum { entry, stored, computed } => {
-                write!(f, " (entry {entry}: stored {stored:#010x}, computed {computed:#010x})")
-            }
-            Error::NameLength { entry, len } => write!(f, " (entry {entry}: {len} bytes)"),
-            Error::IndexRange { position } | Error::IndexOrder { position } => {
-                write!(f, " (index position {position})")
-            }
-            Error::UnknownDtype { entry, code } => write!(f, " (entry {entry}: code {code})"),
-            Error::RankTooLarge { entry, rank } => write!(f, " (entry {entry}: rank {rank})"),
-            Error::UnusedDimNonZero { entry, dim } => write!(f, " (entry {entry}: dims[{dim}])"),
-            Error::LengthMismatch { entry, expected } => {
-                write!(f, " (entry {entry}: dtype and shape give {expected} bytes)")
-            }
-            Error::BadAlignment { entry, alignment } => {
-                write!(f, " (entry {entry}: alignment {alignment})")
-            }
-            Error::Misaligned { entry, offset } => write!(f, " (entry {entry}: offset {offset})"),
-            Error::NestedInvalid { entry, depth, inner } => {
-                write!(f, " (entry {entry}, at depth {depth}: {inner}: {})", inner.description())
-            }
-            Error::NameBounds { entry }
-            | Error::NamePoolLayout { entry }
-            | Error::NameUtf8 { entry }
-            | Error::DuplicateName { entry }
-            | Error::ShapeOverflow { entry }
-            | Error::BlockShape { entry }
-            | Error::ByteShape { entry }
-            | Error::EntryFlags { entry }
-            | Error::TargetOverflow { entry }
-            | Error::PayloadBounds { entry }
-            | Error::PayloadOrder { entry }
-            | Error::PayloadOverlap { entry }
-            | Error::PaddingNotMinimal { entry }
-            | Error::NestingTooDeep { entry }
-            | Error::SignatureEntry { entry }
-            | Error::EntryDigest { entry } => write!(f, " (entry {entry})"),
-            Error::MetaUnknownType { record, code } => {
-                write!(f, " (metadata record {record}: code {code})")
-            }
-            Error::MetaBounds { record }
-            | Error::MetaPoolLayout { record }
-            | Error::MetaKeyLength { record }
-            | Error::MetaKeyUtf8 { record }
-            | Error::MetaKeyOrder { record }
-            | Error::MetaDuplicateKey { record }
-            | Error::MetaValueShape { record }
-            | Error::MetaBool { record }
-            | Error::MetaUtf8 { record } => write!(f, " (metadata record {record})"),
-        }
+        self.rule().write_message(&self.context(), f)
     }
 }
 
@@ -527,8 +476,7 @@ impl ShapeError {
 
 impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rule = self.rule();
-        write!(f, "{rule}: {}", rule.description())
+        self.rule().write_summary(f)
     }
 }
 

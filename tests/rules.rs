@@ -127,7 +127,8 @@ rule_tests! {
 
 #[test]
 fn every_valid_case_validates() {
-    for case in cases::valid_cases() {
+    // Under Miri not the 64 KiB alignment case: minutes of checksumming there, and validated natively.
+    for case in cases::valid_cases().iter().filter(|c| !cfg!(miri) || c.bytes.len() <= 16 * 1024) {
         validate(&case.bytes).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     }
 }

@@ -196,12 +196,12 @@ fn fields_of(e: Error) -> tpack_error {
     }
 }
 
-/// The core's error that [`fields_of`] described as `e`, to print with its own `Display`; `None` when the
-/// fields do not describe one (a struct not written by this library). Every field is passed on as it is —
-/// `TPACK_NONE` too, which can be a real value (R5's flags may be all ones) — since the core ignores the
-/// slots a rule does not use.
-pub(crate) fn error_of(e: &tpack_error) -> Option<Error> {
-    let context = ErrorContext {
+/// The context that [`fields_of`] described as `e`, to print the core's message with
+/// (`tpack::Rule::write_message`). Every field is passed on as it is — `TPACK_NONE` too, which can be a real
+/// value (R5's flags may be all ones) — since a message prints only the slots its rule uses; a section or depth
+/// out of its range becomes `None`, for which the message is refused.
+pub(crate) fn context_of(e: &tpack_error) -> ErrorContext {
+    ErrorContext {
         entry: Some(e.entry),
         record: Some(e.record),
         position: Some(e.position),
@@ -212,8 +212,7 @@ pub(crate) fn error_of(e: &tpack_error) -> Option<Error> {
         computed: Some(e.computed),
         depth: u8::try_from(e.depth).ok(),
         inner_rule: rule(e.inner_rule),
-    };
-    Error::from_context(rule(e.rule)?, &context)
+    }
 }
 
 /// The number of `section` in on-disk order, as `tpack_error.section` holds it.

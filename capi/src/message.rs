@@ -1,11 +1,16 @@
-//! The text of a result and of a `tpack_error`: [`tpack_result_message`] and [`tpack_error_message`], which
-//! rebuilds the core's error from the struct's fields to print the core's own message.
+//! The text of a result and of a `tpack_error`: [`tpack_result_message`] and [`tpack_error_message`], which prints
+//! the core's own message from the struct's fields (`tpack::Rule::write_message`: static text and a hand-written
+//! number formatter, so a firmware that prints messages links no `core::fmt` argument machinery; nothing here
+//! uses `write!` either).
 
 use core::ffi::{c_char, CStr};
 use core::fmt::{self, Write as _};
 
 use crate::boundary::{buffer, guard, read_arg, zeroed};
-use crate::error::{error_of, result_code, tpack_error, tpack_result, Failure, TPACK_NONE64};
+use crate::error::{context_of, result_code, rule, tpack_error, tpack_result, Failure, TPACK_NONE64};
+
+/// The message of `TPACK_RESULT_BUFFER_TOO_SMALL` with its `value` (see `tpack::ErrorContext::write_template`).
+const BUFFER_TOO_SMALL: &str = "the decoder's buffer is too small: the stream needs {value} bytes kept";
 
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
@@ -90,13 +95,20 @@ pub unsafe extern "C" fn tpack_error_message(
         let mut w = Truncating { buf: dst, len: 0 };
         let invalid = result_code(tpack_result::TPACK_RESULT_INVALID_CONTAINER);
         let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
-        let _ = match (error.result, error_of(&error)) {
-            (r, Some(e)) if r == invalid => write!(w, "{e}"),
+        let context = context_of(&error);
+        let written = match (error.result, rule(error.rule)) {
+            (r, Some(rule)) if r == invalid => rule.write_message(&context, &mut w),
             (r, _) if r == too_small && error.value != TPACK_NONE64 => {
-                write!(w, "the decoder's buffer is too small: the stream needs {} bytes kept", error.value)
+                context.write_template(BUFFER_TOO_SMALL, &mut w)
             }
-            (result, _) => w.write_str(result_text(result).to_str().unwrap_or("")),
+            _ => Err(fmt::Error),
         };
+        // The fields do not make that message (a struct not written by this library): what was written of it
+        // goes, and the result code's text is written instead.
+        if written.is_err() {
+            w.len = 0;
+            let _ = w.write_str(result_text(error.result).to_str().unwrap_or(""));
+        }
         let end = w.len;
         if let Some(nul) = dst.get_mut(end) {
             *nul = 0;

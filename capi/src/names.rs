@@ -1,10 +1,11 @@
-//! Static, NUL-terminated names for C: dtype and metadata type names, rule ids and names. The tables are built
-//! at compile time from the core's own names (so they cannot drift from them), each name in a row just wide
-//! enough for the longest plus its NUL.
+//! Static, NUL-terminated names for C: dtype and metadata type names, rule ids and names. The dtype and type
+//! tables are built at compile time from the core's own names (so they cannot drift from them), each name in a
+//! row just wide enough for the longest plus its NUL; rule ids and names are the core's NUL-terminated texts
+//! (`tpack::Rule::id_c`), the ones its messages are printed from.
 
 use core::ffi::c_char;
 
-use tpack::{Dtype, MetaType, Rule};
+use tpack::{Dtype, MetaType};
 
 use crate::boundary::guard_value;
 use crate::error::rule;
@@ -70,14 +71,6 @@ const META_TYPE_NAMES: [&str; META_TYPES] = names!(META_TYPES, |i| match MetaTyp
 });
 static META_TYPE_ROWS: [[u8; longest(&META_TYPE_NAMES) + 1]; META_TYPES] = rows(META_TYPE_NAMES);
 
-const RULES: usize = Rule::ALL.len();
-#[allow(clippy::indexing_slicing)] // const evaluation
-const RULE_IDS: [&str; RULES] = names!(RULES, |i| Rule::ALL[i].id());
-static RULE_ID_ROWS: [[u8; longest(&RULE_IDS) + 1]; RULES] = rows(RULE_IDS);
-#[allow(clippy::indexing_slicing)] // const evaluation
-const RULE_NAMES: [&str; RULES] = names!(RULES, |i| Rule::ALL[i].name());
-static RULE_NAME_ROWS: [[u8; longest(&RULE_NAMES) + 1]; RULES] = rows(RULE_NAMES);
-
 /// The row at `position` of a table, as a C string; NULL past the end.
 fn row<const W: usize>(table: &'static [[u8; W]], position: Option<usize>) -> *const c_char {
     position.and_then(|i| table.get(i)).map_or(core::ptr::null(), |r| r.as_ptr().cast())
@@ -103,17 +96,13 @@ pub extern "C" fn tpack_meta_type_name(code: u8) -> *const c_char {
 /// is no rule (0 included).
 #[no_mangle]
 pub extern "C" fn tpack_rule_id(number: u32) -> *const c_char {
-    guard_value(core::ptr::null(), || row(&RULE_ID_ROWS, rule_position(number)))
+    // The core's own NUL-terminated text, which its messages are printed from: no second table here.
+    guard_value(core::ptr::null(), || rule(number).map_or(core::ptr::null(), |r| r.id_c().as_ptr()))
 }
 
 /// The short name of rule `number` ("HeaderChecksum"), static and NUL-terminated; NULL for a number that is
 /// no rule (0 included).
 #[no_mangle]
 pub extern "C" fn tpack_rule_name(number: u32) -> *const c_char {
-    guard_value(core::ptr::null(), || row(&RULE_NAME_ROWS, rule_position(number)))
-}
-
-fn rule_position(number: u32) -> Option<usize> {
-    let r = rule(number)?;
-    Rule::ALL.iter().position(|x| *x == r)
+    guard_value(core::ptr::null(), || rule(number).map_or(core::ptr::null(), |r| r.name_c().as_ptr()))
 }

@@ -626,3 +626,30 @@ fn an_error_struct_prints_the_core_message_for_every_rule() {
     let all_ones = tpack::Error::UnknownIncompatFlags { flags: u64::MAX };
     assert!(message_of(&documented(all_ones)).contains("0xffffffffffffffff"));
 }
+
+#[test]
+fn a_struct_that_makes_no_message_prints_the_result_text_alone() {
+    // A section number past the six sections, a depth past u8, a signed attribute past the six: the rule's
+    // message cannot be printed, and none of it may be left in front of the result code's text (the message
+    // is written before it is known to fail).
+    let base = documented(tpack::Error::SectionBounds { section: tpack::format::Section::Names });
+    let no_section = tpack_error { section: 6, ..base };
+    let no_depth = tpack_error {
+        rule: 39,
+        depth: 256,
+        inner_rule: 2,
+        ..documented(tpack::Error::NestedInvalid { entry: 1, depth: 1, inner: tpack::Rule::BadMagic })
+    };
+    let no_attribute = tpack_error {
+        value: 6,
+        ..documented(tpack::Error::SignatureMeta { attribute: tpack::SignedAttribute::Counter })
+    };
+    let generic = c_str(tpack_result_message(1)).expect("text");
+    for e in [no_section, no_depth, no_attribute] {
+        assert_eq!(message_of(&e), generic, "{e:?}");
+    }
+    // And the same structs with the field in range print the rule's message.
+    assert!(message_of(&base).starts_with("R10 SectionBounds: "));
+    assert!(message_of(&tpack_error { depth: 3, ..no_depth }).contains("at depth 3: R2 BadMagic"));
+    assert!(message_of(&tpack_error { value: 2, ..no_attribute }).ends_with("(tpack.sig.counter)"));
+}

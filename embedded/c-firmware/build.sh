@@ -2,7 +2,8 @@
 # Builds the C firmware for QEMU's mps2-an386 (Cortex-M4F) into target/: libtpack.a (capi/firmware-staticlib, with
 # cargo), target/expected.h (from embedded/tiny-mlp/src/expected.rs), then target/c-firmware.elf and its link map.
 # Needs arm-none-eabi-gcc and newlib (Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi) and rustup. Checks that the
-# image has no allocator. CFLAGS_EXTRA adds compiler flags.
+# image has no allocator. CFLAGS_EXTRA adds compiler flags; SOURCES replaces the firmware's C files after startup.c
+# and semihost.c (size.sh builds src/probe.c alone, to measure one set of entry points).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
@@ -28,7 +29,7 @@ CFLAGS=("${ARCH[@]}" -std=c11 -Os -g -ffunction-sections -fdata-sections -ffp-co
   -Wdouble-promotion -Wfloat-conversion -Wshadow -Wstrict-prototypes
   -I"$ROOT/capi/include" -I"$OUT" -I"$ROOT/embedded/c-firmware/models" ${CFLAGS_EXTRA:-})
 objs=()
-for src in src/startup.c src/semihost.c src/flash.c src/signed.c src/main.c; do
+for src in src/startup.c src/semihost.c ${SOURCES:-src/flash.c src/signed.c src/main.c}; do
   obj=$OUT/$(basename "$src" .c).o
   $CC "${CFLAGS[@]}" -c "$src" -o "$obj"
   objs+=("$obj")
