@@ -13,7 +13,7 @@ capi="$root/capi"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && cbindgen --quiet --config capi/cbindgen.toml --crate tpack-capi --output "$tmp/tpack.h")
+(cd "$root" && cbindgen --quiet --config capi/cbindgen.toml --crate tpack-capi-rlib --output "$tmp/tpack.h")
 if [ "${1:-}" = "--update" ]; then
     cp "$tmp/tpack.h" "$capi/include/tpack.h"
 fi

@@ -64,12 +64,13 @@ pub use signed_decoder::*;
 pub use writer::*;
 
 /// Panics inside the boundary, to test that the panic is caught: returns `TPACK_RESULT_PANIC` and writes
-/// `out_error` (when not NULL) with that result. Not in `tpack.h` (cbindgen.toml excludes it); a test
-/// declares it itself. Only with `std`, the one build that catches panics.
+/// `out_error` (when not NULL) with that result. A test hook: only with the `test-hooks` feature, which only the
+/// tests turn on, so no shipped library exports it (`capi/tests/check-exports.sh` checks); not in `tpack.h`
+/// (cbindgen.toml excludes it), a test declares it itself.
 ///
 /// # Safety
 /// `out_error` is NULL or points to a writable `tpack_error`.
-#[cfg(feature = "std")]
+#[cfg(feature = "test-hooks")]
 #[doc(hidden)]
 #[no_mangle]
 #[allow(clippy::panic)]

@@ -10,22 +10,20 @@ use std::path::Path;
 use serde_json::Value;
 use tpack_capi::*;
 
+#[path = "../../tests/support/manifest.rs"]
+mod manifest;
+
 const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
 
 fn vectors() -> Vec<(String, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors");
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(root.join("manifest.json")).expect("manifest")).expect("json");
-    let all = manifest["vectors"].as_array().expect("vectors").clone();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = manifest::read(&root);
     // Miri is slow: every 16th vector there.
     let step = if cfg!(miri) { 16 } else { 1 };
-    all.iter()
+    manifest::vectors(&manifest)
+        .iter()
         .step_by(step)
-        .map(|v| {
-            let file = v["file"].as_str().expect("file").to_string();
-            let bytes = std::fs::read(root.join(&file)).expect("vector");
-            (file, bytes)
-        })
+        .map(|v| (v.file.to_string(), std::fs::read(root.join("spec/vectors").join(v.file)).expect("vector")))
         .collect()
 }
 

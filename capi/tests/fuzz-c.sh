@@ -44,7 +44,7 @@ host=$(rustc "+$nightly" -vV | sed -n 's/^host: //p')
 libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
 "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I "$capi/include" "$capi/tests/c/fuzz_capi.c" "$work/cargo/$host/release/libtpack_capi.a" $libs \
+    -I "$capi/include" "$capi/tests/c/fuzz_capi.c" "$work/cargo/$host/release/libtpack.a" $libs \
     -o "$work/fuzz_capi"
 if $build_only; then
     exit 0

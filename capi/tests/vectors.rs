@@ -9,6 +9,9 @@ use std::path::Path;
 use serde_json::Value;
 use tpack_capi::*;
 
+#[path = "../../tests/support/manifest.rs"]
+mod manifest;
+
 const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
 
 /// The manifest's vectors (sampled under Miri), parsed once for all the tests of this file: parsing the manifest
@@ -16,12 +19,9 @@ const OK: tpack_result = tpack_result::TPACK_RESULT_OK;
 fn vectors() -> &'static [Value] {
     static VECTORS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
     VECTORS.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors");
-        let manifest: Value =
-            serde_json::from_slice(&std::fs::read(root.join("manifest.json")).expect("manifest"))
-                .expect("json");
-        let all = manifest["vectors"].as_array().expect("vectors").clone();
-        all.into_iter().step_by(SAMPLE).collect()
+        let manifest = manifest::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        // Only the sampled vectors are parsed (see manifest.rs).
+        manifest::vectors(&manifest).iter().step_by(SAMPLE).map(|v| v.parse()).collect()
     })
 }
 

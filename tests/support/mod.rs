@@ -4,5 +4,6 @@
 pub mod cases;
 pub mod entry;
 pub mod json;
+pub mod manifest;
 pub mod raw;
 pub mod sinks;

@@ -155,19 +155,20 @@ pub fn valid_cases() -> Vec<Case> {
 
 fn from_vectors() -> Vec<Case> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors");
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest = crate::support::manifest::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let unhex = |s: &str| {
         (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect::<Vec<u8>>()
     };
     let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
     let mut cases = Vec::new();
-    for v in manifest["vectors"].as_array().unwrap() {
-        let file = v["file"].as_str().unwrap();
+    // Only the signed vectors are parsed (see support::manifest).
+    for vector in crate::support::manifest::vectors(&manifest) {
+        let file = vector.file;
         let Some(name) = file.strip_prefix("valid/").and_then(|f| f.strip_suffix(".tpack")) else { continue };
         if !(name.starts_with("signed-") || name == "unsigned-holding-signed") {
             continue;
         }
+        let v = vector.parse();
         let checks = v["verifications"]
             .as_array()
             .into_iter()
