@@ -7,7 +7,6 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::path::Path;
 
-use serde_json::Value;
 use tpack_capi::*;
 
 #[path = "../../tests/support/manifest.rs"]

@@ -37,8 +37,8 @@ fn manifest() -> &'static [Value] {
             valid_seen += usize::from(v.is_valid());
             let used = !MIRI
                 || v.has_verifications()
-                || i % MIRI_STEP_ALL == 0
-                || (v.is_valid() && valid_index % MIRI_STEP_VALID == 0);
+                || i.is_multiple_of(MIRI_STEP_ALL)
+                || (v.is_valid() && valid_index.is_multiple_of(MIRI_STEP_VALID));
             out.push(if used {
                 v.parse()
             } else {
