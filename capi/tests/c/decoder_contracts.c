@@ -23,29 +23,7 @@
 
 #include "tpack.h"
 
-static int failures = 0;
-static int checks = 0;
-static const char *current = "(arguments)";
-
-#define CHECK(cond)                                                                                    \
-    do {                                                                                               \
-        checks++;                                                                                      \
-        if (!(cond)) {                                                                                 \
-            failures++;                                                                                \
-            fprintf(stderr, "FAIL %s: %s:%d: %s\n", current, __FILE__, __LINE__, #cond);               \
-        }                                                                                              \
-    } while (0)
-
-#define CHECK_RESULT(expr, want)                                                                       \
-    do {                                                                                               \
-        tpack_result got_ = (expr);                                                                    \
-        checks++;                                                                                      \
-        if (got_ != (want)) {                                                                          \
-            failures++;                                                                                \
-            fprintf(stderr, "FAIL %s: %s:%d: %s gave %u, want %u\n", current, __FILE__, __LINE__,      \
-                    #expr, (unsigned) got_, (unsigned) (want));                                        \
-        }                                                                                              \
-    } while (0)
+#include "check.h"
 
 static uint8_t *read_file(const char *dir, const char *name, size_t *len) {
     char path[4096];
@@ -425,6 +403,7 @@ static void check_contracts(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    current = "(arguments)";
     if (argc != 2) {
         fprintf(stderr, "usage: %s VECTORS_DIR\n", argv[0]);
         return 2;

@@ -19,29 +19,7 @@
 
 #include "tpack.h"
 
-static int failures = 0;
-static int checks = 0;
-static const char *current = "(setup)";
-
-#define CHECK(cond)                                                                                    \
-    do {                                                                                               \
-        checks++;                                                                                      \
-        if (!(cond)) {                                                                                 \
-            failures++;                                                                                \
-            fprintf(stderr, "FAIL %s: %s:%d: %s\n", current, __FILE__, __LINE__, #cond);               \
-        }                                                                                              \
-    } while (0)
-
-#define CHECK_RESULT(expr, want)                                                                       \
-    do {                                                                                               \
-        tpack_result got_ = (expr);                                                                    \
-        checks++;                                                                                      \
-        if (got_ != (want)) {                                                                          \
-            failures++;                                                                                \
-            fprintf(stderr, "FAIL %s: %s:%d: %s gave %u, want %u\n", current, __FILE__, __LINE__,      \
-                    #expr, (unsigned)got_, (unsigned)(want));                                          \
-        }                                                                                              \
-    } while (0)
+#include "check.h"
 
 /* ---- writing containers --------------------------------------------------------------------------------- */
 
@@ -273,6 +251,7 @@ static void open_ended_message(void) {
 }
 
 int main(void) {
+    current = "(setup)";
     damaged_payload();
     damaged_padding();
     outermost();

@@ -18,29 +18,7 @@
 
 #include "tpack.h"
 
-static int failures = 0;
-static int checks = 0;
-static const char *current = "(arguments)";
-
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        checks++;                                                                               \
-        if (!(cond)) {                                                                          \
-            failures++;                                                                         \
-            fprintf(stderr, "FAIL %s: %s:%d: %s\n", current, __FILE__, __LINE__, #cond);        \
-        }                                                                                       \
-    } while (0)
-
-#define CHECK_RESULT(expr, want)                                                                \
-    do {                                                                                        \
-        tpack_result got_ = (expr);                                                             \
-        checks++;                                                                               \
-        if (got_ != (want)) {                                                                   \
-            failures++;                                                                         \
-            fprintf(stderr, "FAIL %s: %s:%d: %s gave %u (%s), want %u\n", current, __FILE__,    \
-                    __LINE__, #expr, (unsigned)got_, tpack_result_message(got_), (unsigned)(want)); \
-        }                                                                                       \
-    } while (0)
+#include "check.h"
 
 static uint8_t *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -587,6 +565,7 @@ static void check_invalid(const char *path, const uint8_t *bytes, size_t len, co
 }
 
 int main(int argc, char **argv) {
+    current = "(arguments)";
     if (argc != 3) {
         fprintf(stderr, "usage: %s LIST_FILE VECTORS_DIR\n", argv[0]);
         return 2;

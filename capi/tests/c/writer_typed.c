@@ -20,29 +20,7 @@
 
 #include "tpack.h"
 
-static int failures = 0;
-static int checks = 0;
-static const char *current = "(typed setters)";
-
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        checks++;                                                                               \
-        if (!(cond)) {                                                                          \
-            failures++;                                                                         \
-            fprintf(stderr, "FAIL %s: %s:%d: %s\n", current, __FILE__, __LINE__, #cond);        \
-        }                                                                                       \
-    } while (0)
-
-#define CHECK_RESULT(expr, want)                                                                \
-    do {                                                                                        \
-        tpack_result got_ = (expr);                                                             \
-        checks++;                                                                               \
-        if (got_ != (want)) {                                                                   \
-            failures++;                                                                         \
-            fprintf(stderr, "FAIL %s: %s:%d: %s gave %u (%s), want %u\n", current, __FILE__,    \
-                    __LINE__, #expr, (unsigned)got_, tpack_result_message(got_), (unsigned)(want)); \
-        }                                                                                       \
-    } while (0)
+#include "check.h"
 
 /* A refusal that names a rule: INVALID_CONTAINER, with that rule in the error. */
 #define CHECK_RULE(expr, err, want_rule)                                                        \
@@ -511,6 +489,7 @@ static void nested_errors(void) {
 }
 
 int main(int argc, char **argv) {
+    current = "(typed setters)";
     typed_setters();
     contracts();
     nested_errors();
