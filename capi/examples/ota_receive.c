@@ -40,7 +40,7 @@ static void report_refusal(const char *what, const tpack_error *err) {
  * 8 bytes per entry, not the payloads: 4 KiB is ample for a model of a few dozen tensors, whatever their size.
  * The prefix announces what the whole stream needs (tpack_decoder_stream_buffer_needed). */
 struct ota {
-    tpack_decoder decoder; /* TPACK_DECODER_SIZE = 1,024 bytes */
+    tpack_decoder decoder; /* TPACK_DECODER_SIZE = 1,152 bytes */
     uint8_t buffer[4096];
     uint64_t received, payload_bytes;
 };
