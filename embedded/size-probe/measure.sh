@@ -17,8 +17,10 @@ cd "$(dirname "$0")"
 BUDGET=${BUDGET:-11776}
 # The issue's goal for reader + decoder is 12 KiB (12288 B); not met. It was 17,408 B (the measured 16,976 B
 # of format 1.1, rounded up); format 1.2's four rules R54-R57 took it to 18,460 B (crc-table): this is that,
-# rounded up to the next 512 B, so that growth fails CI.
-DECODER_BUDGET=${DECODER_BUDGET:-18944}
+# rounded up to the next 512 B, so that growth fails CI. Issue 24 took it to 19,144 B (crc-table): a decoder that
+# grows its buffer and resumes after BufferTooSmall, announces the whole stream's need, and says at which depth and
+# outer entry a nested container breaks R37/R50 (the error went from 16 to 24 bytes); rounded up again.
+DECODER_BUDGET=${DECODER_BUDGET:-19456}
 # The issue's goal for SHA-256 + Ed25519 verification on top of the reader is 12 KiB (12288 B); not met. The
 # crypto alone (sha2 compact, salty, the S < L check, and the memcpy and memclr of compiler_builtins that they
 # bring) costs about 12.5 KB here; tpack's authentication (the policy, the signed attributes, the message,
