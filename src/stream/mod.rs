@@ -260,7 +260,9 @@ impl<'b> Decoder<'b> {
     /// [`Decoder::decode`] and [`Decoder::finish`] then refuse with [`DecodeError::BufferTooSmall`] (never a
     /// wrong verdict) until the decoder has a buffer that long holding them ([`Decoder::replace_buffer`]).
     pub fn resume(buffer: &'b mut [u8], state: DecoderState) -> Self {
-        Decoder { buffer, state }
+        let mut decoder = Decoder { buffer, state };
+        decoder.refuse_if_short();
+        decoder
     }
 
     /// Moves the decoder to `buffer`, at least as long as its own: copies its bytes to the start of `buffer`
@@ -289,10 +291,32 @@ impl<'b> Decoder<'b> {
 
     /// Gives the decoder `buffer` in place of its own, which is returned, without copying anything: `buffer`
     /// must hold the old buffer's bytes at its start (as [`Decoder::resume`] asks), or the verdict is wrong
-    /// (never undefined). For a binding whose new buffer may be the old one, longer; [`Decoder::grow`]
-    /// copies.
+    /// (never undefined); one shorter than [`DecoderState::kept_len`] is refused as [`Decoder::resume`]
+    /// refuses it. For a binding whose new buffer may be the old one, longer; [`Decoder::grow`] copies.
     pub fn replace_buffer(&mut self, buffer: &'b mut [u8]) -> &'b mut [u8] {
-        core::mem::replace(&mut self.buffer, buffer)
+        let old = core::mem::replace(&mut self.buffer, buffer);
+        self.refuse_if_short();
+        old
+    }
+
+    /// Stops the decoder with [`DecodeError::BufferTooSmall`] when its buffer is shorter than the bytes its
+    /// state keeps: such a buffer lost some of them, and the decoder would give a wrong verdict of a valid
+    /// stream. Like any `BufferTooSmall`, it is returned until the buffer has the `needed` bytes, then
+    /// forgotten. A final error stands (the buffer is not read again), and so does a finished decoder.
+    /// Checked where a buffer is given, not in [`Decoder::decode`]: a device that never resumes pays nothing
+    /// for it, in time or flash.
+    fn refuse_if_short(&mut self) {
+        let needed = self.state.kept_len();
+        if layout::len_u64(self.buffer.len()) >= needed || self.state.finished {
+            return;
+        }
+        self.state.stopped = match self.state.stopped {
+            None => Some(DecodeError::BufferTooSmall { needed }),
+            Some(DecodeError::BufferTooSmall { needed: asked }) => {
+                Some(DecodeError::BufferTooSmall { needed: asked.max(needed) })
+            }
+            stopped @ Some(DecodeError::Invalid(_) | DecodeError::Finished) => stopped,
+        };
     }
 
     /// The buffer, and the state to [`Decoder::resume`] from: the decoder taken apart.
@@ -332,20 +356,6 @@ impl<'b> Decoder<'b> {
             }
         }
         Some(stopped)
-    }
-
-    /// Why the decoder cannot go on now, if it cannot: the error it stopped with, [`DecodeError::Finished`],
-    /// or a buffer shorter than the bytes its state keeps (resumed over a shorter one), which would make a
-    /// wrong verdict of a valid stream.
-    fn blocked(&mut self) -> Option<DecodeError> {
-        if let Some(e) = self.stopped() {
-            return Some(e);
-        }
-        if self.state.finished {
-            return Some(DecodeError::Finished);
-        }
-        let needed = self.state.kept_len();
-        (layout::len_u64(self.buffer.len()) < needed).then_some(DecodeError::BufferTooSmall { needed })
     }
 
     /// The validated prefix, after [`Event::Prefix`]: every entry's name, dtype, shape, alignment, target and
@@ -426,8 +436,11 @@ impl<'b> Decoder<'b> {
     /// the `needed`): such a buffer lost some of them, and the decoder refuses it rather than give a wrong
     /// verdict.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
-        if let Some(e) = self.blocked() {
+        if let Some(e) = self.stopped() {
             return Err(e);
+        }
+        if self.state.finished {
+            return Err(DecodeError::Finished);
         }
         let mut used = 0usize;
         loop {
@@ -461,8 +474,11 @@ impl<'b> Decoder<'b> {
     /// stream, so it has no verdict), or [`DecodeError::BufferTooSmall`] when it was resumed over a buffer
     /// shorter than [`DecoderState::kept_len`] (as for [`Decoder::decode`]).
     pub fn finish(&mut self) -> Result<(), DecodeError> {
-        if let Some(e) = self.blocked() {
+        if let Some(e) = self.stopped() {
             return Err(e);
+        }
+        if self.state.finished {
+            return Err(DecodeError::Finished);
         }
         // Entries whose end was reached with the last bytes are closed first, as one more byte would.
         let state = &mut self.state;
