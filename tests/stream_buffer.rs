@@ -523,3 +523,28 @@ fn the_prefix_decides_between_r3_and_r13_for_the_same_header() {
         .collect();
     assert_eq!(rules, [3, 13]);
 }
+
+/// `replace_buffer` with a buffer shorter than the bytes the state keeps is refused as `resume` refuses it,
+/// until a buffer that long, holding them, replaces it.
+#[test]
+fn a_shorter_replaced_buffer_is_refused_until_a_long_enough_one_replaces_it() {
+    let bytes = &cases::valid_cases()[0].bytes;
+    let (expected, payloads) = reference(bytes);
+    let mut decoder = Decoder::new(Box::leak(vec![0u8; 4096].into_boxed_slice()));
+    let (used, _) = decoder.decode(&bytes[..200]).unwrap();
+    let kept = decoder.state().kept_len() as usize;
+    assert_eq!(kept as u64, Decoder::buffer_needed(bytes).unwrap(), "the prefix, trailer and checksums");
+    let old = decoder.replace_buffer(Box::leak(vec![0u8; kept - 1].into_boxed_slice()));
+    let exact = Box::leak(old[..kept].to_vec().into_boxed_slice());
+    let refused = Err(DecodeError::BufferTooSmall { needed: kept as u64 });
+    assert_eq!(decoder.decode(&bytes[used..]).map(|_| ()), refused);
+    assert_eq!(decoder.position(), used as u64, "nothing consumed");
+    assert!(!decoder.is_doomed(), "a short buffer breaks no rule");
+    decoder.replace_buffer(exact);
+    let mut got = Vec::new();
+    assert_eq!(
+        feed_growing(&mut decoder, &bytes[used..], &mut got).and_then(|()| decoder.finish()),
+        expected.map_err(DecodeError::Invalid)
+    );
+    assert_eq!(got, payloads);
+}

@@ -181,9 +181,10 @@ impl DecoderState {
     pub const SIZE: usize = core::mem::size_of::<DecoderState>();
 
     /// The buffer length this state keeps bytes in: a decoder [`Decoder::resume`]d from it needs a buffer at
-    /// least this long that holds the saved decoder's first `kept_len()` bytes (the prefix, trailer and
-    /// checksums of the container and of the nested ones being received, as far as they have come). Never
-    /// more than the buffer the state was taken from.
+    /// least this long that holds the saved decoder's first `kept_len()` bytes. That is the header bytes come
+    /// so far, then, once the header has come, the room for the prefix, trailer and checksums
+    /// ([`Decoder::buffer_needed`]), and the same for each nested container being received. Never more than
+    /// the buffer the state was taken from.
     #[must_use]
     pub fn kept_len(&self) -> u64 {
         let mut end = self.top.kept_end();
