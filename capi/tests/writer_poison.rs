@@ -60,6 +60,9 @@ impl Writer {
     }
 }
 
+/// A call on a writer, with the error it may write.
+type Call<'a> = &'a dyn Fn(*mut tpack_writer, &mut tpack_error) -> tpack_result;
+
 fn decl<'a>(name: &'a [u8], dims: &'a [u64]) -> tpack_entry_decl {
     tpack_entry_decl {
         name: tpack_str { data: name.as_ptr().cast(), len: name.len() },
@@ -90,7 +93,7 @@ fn argument_errors_and_the_value_rules_found_first_leave_the_writer_as_it_was() 
     let invalid = tpack_result::TPACK_RESULT_INVALID_CONTAINER;
     let f32s = [0u32; 3];
     // SAFETY (every call): a filled writer, readable arguments as each says, a writable error.
-    let cases: [(&str, tpack_result, u32, &dyn Fn(*mut tpack_writer, &mut tpack_error) -> tpack_result); 10] = [
+    let cases: [(&str, tpack_result, u32, Call); 10] = [
         ("R43 key", invalid, 43, &|w, e| unsafe {
             tpack_writer_metadata_u8(w, b"\xff".as_ptr().cast(), 1, 1, e)
         }),
@@ -141,7 +144,7 @@ fn failures_of_the_writer_itself_poison_it() {
 
     // After the first payload byte: a late metadata value or declaration (the C user's repro), too many bytes.
     let misuse = tpack_result::TPACK_RESULT_WRITER_MISUSE;
-    let late: [(&str, &dyn Fn(*mut tpack_writer, &mut tpack_error) -> tpack_result); 3] = [
+    let late: [(&str, Call); 3] = [
         ("late metadata", &|w, e| unsafe { tpack_writer_metadata_u8(w, c"late".as_ptr(), NUL, 1, e) }),
         ("late declaration", &|w, e| unsafe { tpack_writer_declare(w, &decl(b"v", &[1]), e) }),
         ("too many bytes", &|w, e| unsafe { tpack_writer_write(w, [0u8; 4].as_ptr(), 4, e) }),
