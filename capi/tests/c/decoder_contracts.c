@@ -11,7 +11,8 @@
  * - tpack_bytes.data is never NULL once written (events without bytes, prefix entries, a prefix's signed
  *   attributes), and a prefix entry tells its payload's length in `length`;
  * - what a new C user found: NULL with length 0 is an empty chunk; tpack_decoder_buffer_needed agrees with the
- *   decoder over every header-rule vector; tpack_decoder_resume refuses a buffer shorter than the state keeps.
+ *   decoder over every header-rule vector; tpack_decoder_resume refuses a buffer shorter than the state keeps;
+ *   tpack_decoder_feed's out_used includes the event its callback stopped at.
  *
  *   decoder_contracts VECTORS_DIR
  *
@@ -565,6 +566,50 @@ static void check_resume_shorter(const char *dir) {
     free(bytes);
 }
 
+/* tpack_decoder_feed, its callback stopping at a payload event: `*out_used` runs to the end of that event's
+ * bytes (they are consumed, and not given again), and feeding from there goes on with the next event. */
+struct refusal {
+    const uint8_t *chunk;
+    size_t event_end; /* where the refused event's bytes end in the chunk */
+    int refused, payloads_after;
+};
+
+static int32_t refuse_first_payload(void *user, const tpack_event *ev) {
+    struct refusal *r = user;
+    if (ev->kind != TPACK_EVENT_PAYLOAD) return 0;
+    if (r->refused) {
+        r->payloads_after++;
+        return 0;
+    }
+    r->refused = 1;
+    r->event_end = (size_t) (ev->bytes.data + ev->bytes.len - r->chunk);
+    return 7;
+}
+
+static void check_feed_used_includes_the_refused_event(const char *dir) {
+    current = "tpack_decoder_feed: out_used includes the event the callback stopped at";
+    size_t len;
+    uint8_t *bytes = read_file(dir, "example.tpack", &len);
+    CHECK(bytes != NULL);
+    if (!bytes) return;
+    static tpack_decoder d;
+    static uint8_t buf[4096];
+    tpack_error err;
+    struct refusal r = {.chunk = bytes};
+    size_t used = 0;
+    uint64_t position = 0;
+    CHECK_RESULT(tpack_decoder_init(&d, buf, sizeof buf, &err), TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_feed(&d, bytes, len, refuse_first_payload, &r, &used, &err), TPACK_RESULT_IO);
+    CHECK(err.value == 7 && r.refused && used == r.event_end);
+    CHECK_RESULT(tpack_decoder_position(&d, &position), TPACK_RESULT_OK);
+    CHECK(position == used);
+    CHECK_RESULT(tpack_decoder_feed(&d, bytes + used, len - used, refuse_first_payload, &r, &used, &err),
+                 TPACK_RESULT_OK);
+    CHECK_RESULT(tpack_decoder_finish(&d, &err), TPACK_RESULT_OK);
+    CHECK(r.payloads_after > 0);
+    free(bytes);
+}
+
 int main(int argc, char **argv) {
     current = "(arguments)";
     if (argc != 2) {
@@ -575,6 +620,7 @@ int main(int argc, char **argv) {
     check_null_chunk();
     check_buffer_needed_rules(argv[1]);
     check_resume_shorter(argv[1]);
+    check_feed_used_includes_the_refused_event(argv[1]);
     check_signed_growth(argv[1]);
     check_nested(argv[1]);
     printf("decoder_contracts: %d checks, %d failures\n", checks, failures);
