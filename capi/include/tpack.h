@@ -1141,8 +1141,8 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 // # Safety
 // `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
 // call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used; NULL with `len` 0
-// is an empty chunk); `out_used` and
-// `out_event` to writable objects; `out_error` is NULL or points to a writable `tpack_error`.
+// is an empty chunk); `out_used` and `out_event` to writable objects; `out_error` is NULL or points to a
+// writable `tpack_error`.
 tpack_result tpack_decoder_decode(struct tpack_decoder *decoder,
                                   const uint8_t *chunk,
                                   size_t len,
