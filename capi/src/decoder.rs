@@ -794,9 +794,9 @@ pub unsafe extern "C" fn tpack_decoder_resume(
         // SAFETY: the caller's contract.
         let saved = *unsafe { handle::<_, DecoderState>(state) }?;
         let buffer = buffer_arg(buffer, buffer_len)?;
-        check_min_buffer(buffer_len)?;
-        // A buffer that lost kept bytes would make a wrong verdict: refused here, where the caller can see it.
-        let needed = saved.kept_len();
+        // A buffer that lost kept bytes would make a wrong verdict: refused here, where the caller can see it,
+        // with the one length that does (the minimum included).
+        let needed = saved.kept_len().max(u64::from(TPACK_DECODER_MIN_BUFFER));
         if u64::try_from(buffer_len).is_ok_and(|n| n < needed) {
             return Err(short_storage(needed));
         }
