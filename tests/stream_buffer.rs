@@ -354,3 +354,197 @@ proptest::proptest! {
         proptest::prop_assert!(run.asked.is_empty(), "{}: asked {:?} after the announced buffer", name, run.asked);
     }
 }
+
+/// Feeds `input` to `decoder` until it is all consumed, growing the buffer (leaked, as in `decode`) to what a
+/// `BufferTooSmall` asks, and records the payload events in `payloads` (sized at the prefix event). The first
+/// other error, if any.
+fn feed_growing(
+    decoder: &mut Decoder<'static>,
+    mut input: &[u8],
+    payloads: &mut Vec<Vec<u8>>,
+) -> Result<(), DecodeError> {
+    loop {
+        let before = decoder.position();
+        match decoder.decode(input) {
+            Ok((used, event)) => {
+                input = &input[used..];
+                match event {
+                    None => return Ok(()),
+                    Some(Event::Prefix) => *payloads = vec![Vec::new(); decoder.prefix().unwrap().len()],
+                    Some(Event::Payload { entry, bytes, .. }) => {
+                        payloads[entry as usize].extend_from_slice(bytes)
+                    }
+                    Some(_) => {}
+                }
+            }
+            Err(DecodeError::BufferTooSmall { needed }) => {
+                input = &input[(decoder.position() - before) as usize..];
+                decoder.grow(Box::leak(vec![0u8; needed as usize].into_boxed_slice())).unwrap();
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A decoder stopped at positions all along each vector, from a buffer grown as asked, saved, and resumed over
+/// a copy of its buffer's first bytes: shorter than `DecoderState::kept_len` it refuses, consuming nothing,
+/// with `BufferTooSmall { needed: kept_len }` (from `decode` and from `finish`); with exactly `kept_len` bytes
+/// it goes on to the reader's verdict and payloads. It used to take a shorter buffer and end valid streams
+/// with a false R12 (the C user's `repro_resume_shorter.c`: 6,014 false verdicts over `example.tpack`).
+#[test]
+fn a_decoder_resumed_over_a_shorter_buffer_refuses_it_rather_than_give_a_false_rule() {
+    let mut checked = 0usize;
+    for case in cases::all() {
+        let bytes = &case.bytes[..];
+        let (expected, payloads) = reference(bytes);
+        let expected = expected.map_err(DecodeError::Invalid);
+        let step = if cfg!(miri) { bytes.len().max(1) } else { (bytes.len() / 150).max(1) };
+        for stop in (0..=bytes.len()).step_by(step) {
+            let mut got = Vec::new();
+            let mut decoder = Decoder::new(Box::leak(vec![0u8; 160].into_boxed_slice()));
+            let early = feed_growing(&mut decoder, &bytes[..stop], &mut got);
+            let (buffer, state) = decoder.into_parts();
+            let kept = state.kept_len();
+            assert!(kept <= buffer.len() as u64, "{} at {stop}: keeps {kept} of {}", case.name, buffer.len());
+            let kept = kept as usize;
+            if early.is_ok() {
+                for short in [kept.saturating_sub(1), kept / 2, 160.min(kept.saturating_sub(1))] {
+                    if short >= kept {
+                        continue;
+                    }
+                    let mut copy = buffer[..short].to_vec();
+                    let mut resumed = Decoder::resume(&mut copy, state);
+                    let refused = Err(DecodeError::BufferTooSmall { needed: kept as u64 });
+                    assert_eq!(
+                        resumed.decode(&bytes[stop..]).map(|_| ()),
+                        refused,
+                        "{} at {stop}, {short} bytes",
+                        case.name
+                    );
+                    assert_eq!(resumed.position(), stop as u64, "nothing consumed");
+                    assert_eq!(resumed.finish(), refused, "{} at {stop}, {short} bytes", case.name);
+                    checked += 1;
+                }
+            }
+            let copy = Box::leak(buffer[..kept].to_vec().into_boxed_slice());
+            let mut resumed = Decoder::resume(copy, state);
+            let verdict = early
+                .and_then(|()| feed_growing(&mut resumed, &bytes[stop..], &mut got))
+                .and_then(|()| resumed.finish());
+            assert_eq!(
+                verdict, expected,
+                "{} stopped at {stop}, resumed over its {kept} kept bytes",
+                case.name
+            );
+            if verdict.is_ok() {
+                assert_eq!(got, payloads, "{} stopped at {stop}", case.name);
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} shorter buffers refused");
+}
+
+/// `Decoder::buffer_needed` over every vector of a header rule (R1–R7, R10–R12), given the first 160 bytes as
+/// the docs say: it refuses with the vector's rule exactly when a decoder is sure of it from the header —
+/// at once for R2–R7, at `finish` for R1 and R10–R12. It gives a length instead for a header breaking R3 or
+/// R5 that the header diagnosis of spec §12 judges, whose rule the prefix decides: a decoder with that length
+/// takes the header without an error, holds the prefix and reports the vector's rule, and one byte less is
+/// refused with that length.
+#[test]
+fn buffer_needed_agrees_with_the_decoder_on_every_header_rule_vector() {
+    let mut lengths_given = Vec::new();
+    for case in cases::invalid_cases() {
+        let rule = case.rule.unwrap();
+        if !matches!(rule.number(), 1..=7 | 10..=12) {
+            continue;
+        }
+        let (bytes, name) = (&case.bytes[..], &case.name);
+        let header = &bytes[..bytes.len().min(160)];
+        let mut buffer = vec![0u8; 1 << 16];
+        let mut decoder = Decoder::new(&mut buffer);
+        let at_once = decoder.decode(header).map(|_| ());
+        match Decoder::buffer_needed(header) {
+            Err(e) => {
+                assert_eq!(e.rule(), rule, "{name}");
+                if matches!(rule.number(), 2..=7) {
+                    assert_eq!(at_once, Err(DecodeError::Invalid(e)), "{name}: at once");
+                } else {
+                    assert_eq!(at_once, Ok(()), "{name}: held");
+                    let (verdict, _) = decode(bytes, 4096, 1 << 16, false);
+                    assert_eq!(verdict, Err(DecodeError::Invalid(e)), "{name}: at the end");
+                }
+            }
+            Ok(needed) => {
+                assert!(matches!(rule.number(), 3 | 5), "{name}: a length for {rule:?}");
+                assert_eq!(at_once, Ok(()), "{name}: the header alone decides nothing");
+                assert!(decoder.is_doomed(), "{name}");
+                for chunk in [1, 7, bytes.len().max(1)] {
+                    let (verdict, run) = decode(bytes, chunk, needed as usize, false);
+                    assert_eq!(
+                        verdict.map_err(|e| match e {
+                            DecodeError::Invalid(e) => e.rule(),
+                            other => panic!("{name}: {other}"),
+                        }),
+                        Err(rule),
+                        "{name} in {chunk}-byte chunks"
+                    );
+                    assert_eq!(run.asked, [] as [u64; 0], "{name}: the length sufficed");
+                }
+                let mut short = vec![0u8; needed as usize - 1];
+                let mut decoder = Decoder::new(&mut short);
+                assert_eq!(
+                    decoder.decode(bytes).map(|_| ()),
+                    Err(DecodeError::BufferTooSmall { needed }),
+                    "{name}"
+                );
+                lengths_given.push(name.clone());
+            }
+        }
+    }
+    lengths_given.sort();
+    assert_eq!(lengths_given, ["R3-major-2", "R5-bit0", "R5-damaged-and-cut-short"]);
+}
+
+/// Why `buffer_needed` cannot name the rule of `R3-major-2` from its header: the same header before a damaged
+/// prefix is R13 (the header diagnosis: the checksum over the prefix does not match), with the same length.
+#[test]
+fn the_prefix_decides_between_r3_and_r13_for_the_same_header() {
+    let case = cases::invalid_cases().iter().find(|c| c.name == "R3-major-2").unwrap();
+    let mut damaged = case.bytes.clone();
+    let needed = Decoder::buffer_needed(&damaged[..160]).unwrap();
+    damaged[200] ^= 1; // in the table, inside the checksummed prefix
+    assert_eq!(Decoder::buffer_needed(&damaged[..160]), Ok(needed));
+    let rules: Vec<u8> = [&case.bytes, &damaged]
+        .iter()
+        .map(|bytes| match decode(bytes, 64, needed as usize, false).0 {
+            Err(DecodeError::Invalid(e)) => e.rule().number(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(rules, [3, 13]);
+}
+
+/// `replace_buffer` with a buffer shorter than the bytes the state keeps is refused as `resume` refuses it,
+/// until a buffer that long, holding them, replaces it.
+#[test]
+fn a_shorter_replaced_buffer_is_refused_until_a_long_enough_one_replaces_it() {
+    let bytes = &cases::valid_cases()[0].bytes;
+    let (expected, payloads) = reference(bytes);
+    let mut decoder = Decoder::new(Box::leak(vec![0u8; 4096].into_boxed_slice()));
+    let (used, _) = decoder.decode(&bytes[..200]).unwrap();
+    let kept = decoder.state().kept_len() as usize;
+    assert_eq!(kept as u64, Decoder::buffer_needed(bytes).unwrap(), "the prefix, trailer and checksums");
+    let old = decoder.replace_buffer(Box::leak(vec![0u8; kept - 1].into_boxed_slice()));
+    let exact = Box::leak(old[..kept].to_vec().into_boxed_slice());
+    let refused = Err(DecodeError::BufferTooSmall { needed: kept as u64 });
+    assert_eq!(decoder.decode(&bytes[used..]).map(|_| ()), refused);
+    assert_eq!(decoder.position(), used as u64, "nothing consumed");
+    assert!(!decoder.is_doomed(), "a short buffer breaks no rule");
+    decoder.replace_buffer(exact);
+    let mut got = Vec::new();
+    assert_eq!(
+        feed_growing(&mut decoder, &bytes[used..], &mut got).and_then(|()| decoder.finish()),
+        expected.map_err(DecodeError::Invalid)
+    );
+    assert_eq!(got, payloads);
+}

@@ -429,7 +429,9 @@ enum tpack_result
   // `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
   // 2^64 bytes, or the seekable sink was moved behind the writer's back.
   TPACK_RESULT_WRITER_MISUSE = 14,
-  // An earlier error stopped this writer; its output is not a valid container.
+  // An earlier error stopped this writer; its output is not a valid container. Which failures stop it (the
+  // writer's own) and which leave it as it was (arguments, and values refused before it sees them): see
+  // `tpack_writer`.
   TPACK_RESULT_WRITER_POISONED = 15,
   // The container is not signed: it has no signed attributes, signer or signed message to give. (Whether
   // an unsigned container is acceptable is a policy's question: `require_signature`, R58.)
@@ -732,8 +734,9 @@ typedef struct tpack_event {
 
 // Called by `tpack_decoder_feed` with each event (`event` is valid during the call only; its `bytes` as long
 // as the chunk). Return 0 to go on, or any other number to stop: `tpack_decoder_feed` then returns
-// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to that event. It must
-// not unwind or `longjmp` out, and must not use the decoder.
+// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to and including that
+// event's (it is not given again: a payload event's bytes are the caller's to keep or lose). It must not
+// unwind or `longjmp` out, and must not use the decoder.
 typedef int32_t (*tpack_event_fn)(void *user, const struct tpack_event *event);
 
 // Caller storage for one metadata value: filled by `tpack_metadata_get`, `tpack_metadata_at` or
@@ -788,6 +791,16 @@ typedef struct tpack_signer {
 // Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
 // `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
 // abandoned mid-container (after an error, say) can simply be reused or freed.
+//
+// A failure the writer itself finds poisons it: every later call returns `TPACK_RESULT_WRITER_POISONED`, and
+// its output is not a valid container. Among them: `TPACK_RESULT_WRITER_FULL` and
+// `TPACK_RESULT_WRITER_MISUSE` from any call (a metadata value or an entry declared after the first payload
+// byte, more or fewer payload bytes than declared, an open-ended entry given to the one-pass writer, ...),
+// `TPACK_RESULT_IO`, and the rules it finds (R17 or R42 for an empty or over-long name or key, R22 and
+// R25–R32 of a declaration, a duplicate name or key). A failure found before the writer sees the call leaves
+// it as it was, to correct and repeat the call: `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`,
+// `TPACK_RESULT_MISALIGNED_STORAGE`, a handle error, R18 and R23 from `tpack_writer_declare`, R43 and
+// R46–R49 from the metadata setters.
 typedef struct tpack_writer {
   uint64_t opaque[64];
 } tpack_writer;
@@ -1127,8 +1140,9 @@ tpack_result tpack_decoder_init(struct tpack_decoder *out_storage,
 //
 // # Safety
 // `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
-// call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used); `out_used` and
-// `out_event` to writable objects; `out_error` is NULL or points to a writable `tpack_error`.
+// call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used; NULL with `len` 0
+// is an empty chunk); `out_used` and `out_event` to writable objects; `out_error` is NULL or points to a
+// writable `tpack_error`.
 tpack_result tpack_decoder_decode(struct tpack_decoder *decoder,
                                   const uint8_t *chunk,
                                   size_t len,
@@ -1178,10 +1192,18 @@ tpack_result tpack_decoder_position(const struct tpack_decoder *decoder,
 // `tpack_decoder_stream_buffer_needed`, from `TPACK_EVENT_PREFIX` on, tells the need with the nested
 // containers.
 //
+// A header that breaks R3 (`version_major`) or R5 (`incompat_flags`) but is otherwise sound (R4, R6, R7
+// and R10–R12 hold) gets `TPACK_RESULT_OK` and a length: its rule is not known from the header. The header
+// diagnosis of spec §12 compares `header_crc` with the prefix to tell a newer file (R3 or R5) from a
+// damaged header (R13), so a decoder keeps the prefix, asks for this length, and reports R3, R5 or R13 when
+// the prefix is complete (R3 or R5 at `tpack_decoder_finish` if the stream ends before it);
+// `tpack_decoder_is_doomed` is true from the header on.
+//
 // # Errors
-// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, with the
-// rule in `out_error` (R1–R7, R10–R12: what a decoder fed them reports, at once or at the end),
-// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
+// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, but for
+// the R3 or R5 above, with the rule in `out_error`: what a decoder fed them reports at once (R2–R7) or at
+// `tpack_decoder_finish` (R1 for fewer than 160 bytes, R10–R12). `TPACK_RESULT_NULL_ARGUMENT`,
+// `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
 //
 // # Safety
 // `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`; `out_error` is NULL or
@@ -1213,7 +1235,11 @@ tpack_result tpack_decoder_stream_buffer_needed(const struct tpack_decoder *deco
 //
 // `buffer` may be the current buffer, longer (a larger part of the same array: nothing is copied), or
 // memory apart from it; once the call returns, the decoder no longer uses the old buffer (free it then —
-// not before, and not with `realloc`, whose old block this call would read after it was freed).
+// not before, and not with `realloc`, whose old block this call would read after it was freed). Views read
+// from the prefix before the call (`tpack_entry` names, `tpack_meta_value`s, `tpack_str` keys,
+// `tpack_bytes`) point into the old buffer: read them again (`tpack_decoder_prefix_entry`,
+// `tpack_decoder_prefix_metadata_get`, ...) after growing, before the old buffer is freed or reused. Payload
+// events' bytes point into the caller's chunk, not the buffer, and stay valid.
 //
 // # Errors
 // `TPACK_RESULT_SHORT_STORAGE` when `buffer_len` is below the current buffer's length (that length in
@@ -1233,13 +1259,15 @@ tpack_result tpack_decoder_grow(struct tpack_decoder *decoder,
 // Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
 // it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
 // many bytes were consumed — also on failure, the exception to the out-parameter rule: `len` on success;
-// otherwise up to the event the callback stopped at, or the bytes consumed before an error (for
-// `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were given: grow the buffer and feed
-// `chunk + *out_used` to go on).
+// when the callback stopped, the bytes up to the end of the event it stopped at, that event's own bytes
+// included (a refused payload event's bytes are consumed: the decoder does not give them again); after an
+// error, the bytes consumed before it (for `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were
+// given: grow the buffer and feed `chunk + *out_used` to go on).
 //
 // # Errors
 // As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
-// `out_error->value`; the decoder is not stopped: feed the rest of the chunk again to go on).
+// `out_error->value`; the decoder is not stopped: feed `chunk + *out_used` to go on with the event after
+// the refused one).
 //
 // # Safety
 // As `tpack_decoder_decode`; `on_event` must be callable with `user` during the call; `out_used` is NULL or
@@ -1343,14 +1371,17 @@ tpack_result tpack_decoder_save(const struct tpack_decoder *decoder,
                                 struct tpack_decoder_state *out_state);
 
 // Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
-// it must in `buffer`, which must hold what the saved decoder's buffer held at its start (it may be longer:
-// a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once it has
-// the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes differ gives
-// a wrong verdict, never undefined behaviour.
+// it must in `buffer`, which must hold what the saved decoder's buffer held at its start: the bytes the
+// state keeps, which may be fewer than the saved buffer's length (a shorter buffer holding them will do) or
+// more (a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once
+// it has the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes
+// differ gives a wrong verdict, never undefined behaviour.
 //
 // # Errors
-// As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
-// `tpack_decoder_save`.
+// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than the bytes the state keeps (or than
+// `TPACK_DECODER_MIN_BUFFER`), the length needed in `out_error->value`: never more than the saved decoder's
+// buffer. As `tpack_decoder_init` otherwise, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not
+// written by `tpack_decoder_save`.
 //
 // # Safety
 // As `tpack_decoder_init`; `state` must point to a readable `tpack_decoder_state`.
@@ -1735,10 +1766,13 @@ tpack_result tpack_meta_array_at(const struct tpack_meta_value *value,
                                  struct tpack_meta_value *out_item);
 
 // Reads elements `first`, `first + 1`, … of a numeric or `bool[]` array value into `out`, an array of `n`
-// elements of the type whose scalar code `out_type` is (`TPACK_META_U8` … `TPACK_META_F64`,
-// `TPACK_META_BOOL`: `uint8_t` … `double`, `bool`), converting each, in host order; writes the number read
-// (less than `n` at the end of the array, 0 from `first` = its length on) to `out_written`. One loop reads
-// any numeric array into the type the caller works in.
+// elements of the type whose scalar code `out_type` is, converting each, in host order. The codes accepted
+// are exactly these eleven: `TPACK_META_U64` (1, `uint64_t`), `TPACK_META_I64` (2, `int64_t`),
+// `TPACK_META_F64` (3, `double`), `TPACK_META_BOOL` (4, `bool`), `TPACK_META_U8` (11, `uint8_t`),
+// `TPACK_META_I8` (12, `int8_t`), `TPACK_META_U16` (13, `uint16_t`), `TPACK_META_I16` (14, `int16_t`),
+// `TPACK_META_U32` (15, `uint32_t`), `TPACK_META_I32` (16, `int32_t`), `TPACK_META_F32` (17, `float`).
+// Writes the number read (less than `n` at the end of the array, 0 from `first` = its length on) to
+// `out_written`. One loop reads any numeric array into the type the caller works in.
 //
 // A conversion is made only when it keeps every value of the array's type: to a type at least as wide and of
 // the same kind (unsigned, signed, float), to a wider signed type from an unsigned one, to `float` from an
@@ -1747,7 +1781,7 @@ tpack_result tpack_meta_array_at(const struct tpack_meta_value *value,
 // # Errors
 // `TPACK_RESULT_WRONG_TYPE` for a value that is not a numeric or `bool[]` array or a conversion that could
 // lose a value (`out` is then not written), `TPACK_RESULT_NOT_FOUND` for `first` past the array's length,
-// `TPACK_RESULT_BAD_ARGUMENT` for an `out_type` that is not a scalar number or `bool` code,
+// `TPACK_RESULT_BAD_ARGUMENT` for any other `out_type` (5–10, 18 and above, 0),
 // `TPACK_RESULT_NULL_ARGUMENT` (`out` may be NULL only when `n` is 0), `TPACK_RESULT_MISALIGNED_STORAGE`, a
 // handle error.
 //

@@ -13,8 +13,8 @@ use tpack::stream::{DecodeError, Decoder, DecoderState, Event, Prefix};
 use tpack::Metadata;
 
 use crate::boundary::{
-    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, kept, out, put, slice_of,
-    storage, tpack_bytes, tpack_str, zeroed, Handle, Stored,
+    buffer as buffer_arg, fill, guard, guard_with_error, handle, handle_mut, input_of, kept, out, put,
+    slice_of, storage, tpack_bytes, tpack_str, zeroed, Handle, Stored,
 };
 use crate::container::tpack_entry;
 use crate::error::{tpack_error, tpack_result, Failure};
@@ -230,8 +230,9 @@ pub unsafe extern "C" fn tpack_decoder_init(
 ///
 /// # Safety
 /// `decoder` must point to a `tpack_decoder` filled by `tpack_decoder_init`, used by no one else during the
-/// call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used); `out_used` and
-/// `out_event` to writable objects; `out_error` is NULL or points to a writable `tpack_error`.
+/// call; `chunk` to `len` readable bytes (valid for as long as the event's bytes are used; NULL with `len` 0
+/// is an empty chunk); `out_used` and `out_event` to writable objects; `out_error` is NULL or points to a
+/// writable `tpack_error`.
 #[no_mangle]
 pub unsafe extern "C" fn tpack_decoder_decode(
     decoder: *mut tpack_decoder,
@@ -246,7 +247,7 @@ pub unsafe extern "C" fn tpack_decoder_decode(
         // SAFETY: the caller's contract.
         let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
         // SAFETY: the caller's contract: `len` readable bytes, valid while the event is used.
-        let chunk = unsafe { slice_of(chunk, len) }?;
+        let chunk = unsafe { input_of(chunk, len) }?;
         let start = d.position();
         let (used, event) = d.decode(chunk).map_err(|e| {
             if let DecodeError::BufferTooSmall { .. } = e {
@@ -345,10 +346,18 @@ pub unsafe extern "C" fn tpack_decoder_position(
 /// `tpack_decoder_stream_buffer_needed`, from `TPACK_EVENT_PREFIX` on, tells the need with the nested
 /// containers.
 ///
+/// A header that breaks R3 (`version_major`) or R5 (`incompat_flags`) but is otherwise sound (R4, R6, R7
+/// and R10–R12 hold) gets `TPACK_RESULT_OK` and a length: its rule is not known from the header. The header
+/// diagnosis of spec §12 compares `header_crc` with the prefix to tell a newer file (R3 or R5) from a
+/// damaged header (R13), so a decoder keeps the prefix, asks for this length, and reports R3, R5 or R13 when
+/// the prefix is complete (R3 or R5 at `tpack_decoder_finish` if the stream ends before it);
+/// `tpack_decoder_is_doomed` is true from the header on.
+///
 /// # Errors
-/// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, with the
-/// rule in `out_error` (R1–R7, R10–R12: what a decoder fed them reports, at once or at the end),
-/// `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
+/// `TPACK_RESULT_INVALID_CONTAINER` when the bytes are not a header whose sections hold together, but for
+/// the R3 or R5 above, with the rule in `out_error`: what a decoder fed them reports at once (R2–R7) or at
+/// `tpack_decoder_finish` (R1 for fewer than 160 bytes, R10–R12). `TPACK_RESULT_NULL_ARGUMENT`,
+/// `TPACK_RESULT_BAD_ARGUMENT` (`len` above `PTRDIFF_MAX`).
 ///
 /// # Safety
 /// `header` must point to `len` readable bytes, `out_needed` to a writable `uint64_t`; `out_error` is NULL or
@@ -406,7 +415,11 @@ pub unsafe extern "C" fn tpack_decoder_stream_buffer_needed(
 ///
 /// `buffer` may be the current buffer, longer (a larger part of the same array: nothing is copied), or
 /// memory apart from it; once the call returns, the decoder no longer uses the old buffer (free it then —
-/// not before, and not with `realloc`, whose old block this call would read after it was freed).
+/// not before, and not with `realloc`, whose old block this call would read after it was freed). Views read
+/// from the prefix before the call (`tpack_entry` names, `tpack_meta_value`s, `tpack_str` keys,
+/// `tpack_bytes`) point into the old buffer: read them again (`tpack_decoder_prefix_entry`,
+/// `tpack_decoder_prefix_metadata_get`, ...) after growing, before the old buffer is freed or reused. Payload
+/// events' bytes point into the caller's chunk, not the buffer, and stay valid.
 ///
 /// # Errors
 /// `TPACK_RESULT_SHORT_STORAGE` when `buffer_len` is below the current buffer's length (that length in
@@ -516,20 +529,23 @@ unsafe fn prefix_of<'a>(d: *const tpack_decoder) -> Result<Prefix<'a>, Failure> 
 
 /// Called by `tpack_decoder_feed` with each event (`event` is valid during the call only; its `bytes` as long
 /// as the chunk). Return 0 to go on, or any other number to stop: `tpack_decoder_feed` then returns
-/// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to that event. It must
-/// not unwind or `longjmp` out, and must not use the decoder.
+/// `TPACK_RESULT_IO` with the number in `out_error->value`, having consumed the bytes up to and including that
+/// event's (it is not given again: a payload event's bytes are the caller's to keep or lose). It must not
+/// unwind or `longjmp` out, and must not use the decoder.
 pub type tpack_event_fn = Option<unsafe extern "C" fn(user: *mut c_void, event: *const tpack_event) -> i32>;
 
 /// Feeds the whole of `chunk` (`len` bytes) to the decoder, calling `on_event` (with `user`) for each event
 /// it makes, in order: the callback form of `tpack_decoder_decode`. `out_used`, when not NULL, receives how
 /// many bytes were consumed — also on failure, the exception to the out-parameter rule: `len` on success;
-/// otherwise up to the event the callback stopped at, or the bytes consumed before an error (for
-/// `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were given: grow the buffer and feed
-/// `chunk + *out_used` to go on).
+/// when the callback stopped, the bytes up to the end of the event it stopped at, that event's own bytes
+/// included (a refused payload event's bytes are consumed: the decoder does not give them again); after an
+/// error, the bytes consumed before it (for `TPACK_RESULT_BUFFER_TOO_SMALL`, every byte whose events were
+/// given: grow the buffer and feed `chunk + *out_used` to go on).
 ///
 /// # Errors
 /// As `tpack_decoder_decode`, and `TPACK_RESULT_IO` when the callback returns non-zero (its number in
-/// `out_error->value`; the decoder is not stopped: feed the rest of the chunk again to go on).
+/// `out_error->value`; the decoder is not stopped: feed `chunk + *out_used` to go on with the event after
+/// the refused one).
 ///
 /// # Safety
 /// As `tpack_decoder_decode`; `on_event` must be callable with `user` during the call; `out_used` is NULL or
@@ -550,7 +566,7 @@ pub unsafe extern "C" fn tpack_decoder_feed(
         // SAFETY: the caller's contract.
         let d = unsafe { handle_mut::<_, Decoder<'static>>(decoder) }?;
         // SAFETY: the caller's contract: `len` readable bytes, valid while the events' bytes are used.
-        let chunk = unsafe { slice_of(chunk, len) }?;
+        let chunk = unsafe { input_of(chunk, len) }?;
         loop {
             let start = d.position();
             let (used, event) = d.decode(chunk.get(consumed..).unwrap_or(&[])).map_err(|e| {
@@ -751,14 +767,17 @@ pub unsafe extern "C" fn tpack_decoder_save(
 }
 
 /// Fills `out_storage` with a decoder that goes on from `state` (saved by `tpack_decoder_save`), keeping what
-/// it must in `buffer`, which must hold what the saved decoder's buffer held at its start (it may be longer:
-/// a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once it has
-/// the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes differ gives
-/// a wrong verdict, never undefined behaviour.
+/// it must in `buffer`, which must hold what the saved decoder's buffer held at its start: the bytes the
+/// state keeps, which may be fewer than the saved buffer's length (a shorter buffer holding them will do) or
+/// more (a decoder stopped by `TPACK_RESULT_BUFFER_TOO_SMALL` resumes over a larger buffer, and goes on once
+/// it has the `value` bytes asked). Feed it the stream from the saved position on. A buffer whose bytes
+/// differ gives a wrong verdict, never undefined behaviour.
 ///
 /// # Errors
-/// As `tpack_decoder_init`, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not written by
-/// `tpack_decoder_save`.
+/// `TPACK_RESULT_SHORT_STORAGE` for a buffer shorter than the bytes the state keeps (or than
+/// `TPACK_DECODER_MIN_BUFFER`), the length needed in `out_error->value`: never more than the saved decoder's
+/// buffer. As `tpack_decoder_init` otherwise, and `TPACK_RESULT_UNINITIALIZED_STORAGE` for a state not
+/// written by `tpack_decoder_save`.
 ///
 /// # Safety
 /// As `tpack_decoder_init`; `state` must point to a readable `tpack_decoder_state`.
@@ -775,7 +794,12 @@ pub unsafe extern "C" fn tpack_decoder_resume(
         // SAFETY: the caller's contract.
         let saved = *unsafe { handle::<_, DecoderState>(state) }?;
         let buffer = buffer_arg(buffer, buffer_len)?;
-        check_min_buffer(buffer_len)?;
+        // A buffer that lost kept bytes would make a wrong verdict: refused here, where the caller can see it,
+        // with the one length that does (the minimum included).
+        let needed = saved.kept_len().max(u64::from(TPACK_DECODER_MIN_BUFFER));
+        if u64::try_from(buffer_len).is_ok_and(|n| n < needed) {
+            return Err(short_storage(needed));
+        }
         // SAFETY: checked by `buffer_arg`; holding what the saved decoder's buffer held (so initialized),
         // writable and exclusive for as long as the decoder is used, by the caller's contract.
         let buffer = unsafe { kept(buffer, buffer_len) };

@@ -52,7 +52,9 @@ pub enum tpack_result {
     /// `tpack_writer_length` before `tpack_writer_finish`; or the declarations would make a container past
     /// 2^64 bytes, or the seekable sink was moved behind the writer's back.
     TPACK_RESULT_WRITER_MISUSE = 14,
-    /// An earlier error stopped this writer; its output is not a valid container.
+    /// An earlier error stopped this writer; its output is not a valid container. Which failures stop it (the
+    /// writer's own) and which leave it as it was (arguments, and values refused before it sees them): see
+    /// `tpack_writer`.
     TPACK_RESULT_WRITER_POISONED = 15,
     /// The container is not signed: it has no signed attributes, signer or signed message to give. (Whether
     /// an unsigned container is acceptable is a policy's question: `require_signature`, R58.)

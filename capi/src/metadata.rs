@@ -922,10 +922,13 @@ unsafe fn convert<T: FromElement>(
 }
 
 /// Reads elements `first`, `first + 1`, … of a numeric or `bool[]` array value into `out`, an array of `n`
-/// elements of the type whose scalar code `out_type` is (`TPACK_META_U8` … `TPACK_META_F64`,
-/// `TPACK_META_BOOL`: `uint8_t` … `double`, `bool`), converting each, in host order; writes the number read
-/// (less than `n` at the end of the array, 0 from `first` = its length on) to `out_written`. One loop reads
-/// any numeric array into the type the caller works in.
+/// elements of the type whose scalar code `out_type` is, converting each, in host order. The codes accepted
+/// are exactly these eleven: `TPACK_META_U64` (1, `uint64_t`), `TPACK_META_I64` (2, `int64_t`),
+/// `TPACK_META_F64` (3, `double`), `TPACK_META_BOOL` (4, `bool`), `TPACK_META_U8` (11, `uint8_t`),
+/// `TPACK_META_I8` (12, `int8_t`), `TPACK_META_U16` (13, `uint16_t`), `TPACK_META_I16` (14, `int16_t`),
+/// `TPACK_META_U32` (15, `uint32_t`), `TPACK_META_I32` (16, `int32_t`), `TPACK_META_F32` (17, `float`).
+/// Writes the number read (less than `n` at the end of the array, 0 from `first` = its length on) to
+/// `out_written`. One loop reads any numeric array into the type the caller works in.
 ///
 /// A conversion is made only when it keeps every value of the array's type: to a type at least as wide and of
 /// the same kind (unsigned, signed, float), to a wider signed type from an unsigned one, to `float` from an
@@ -934,7 +937,7 @@ unsafe fn convert<T: FromElement>(
 /// # Errors
 /// `TPACK_RESULT_WRONG_TYPE` for a value that is not a numeric or `bool[]` array or a conversion that could
 /// lose a value (`out` is then not written), `TPACK_RESULT_NOT_FOUND` for `first` past the array's length,
-/// `TPACK_RESULT_BAD_ARGUMENT` for an `out_type` that is not a scalar number or `bool` code,
+/// `TPACK_RESULT_BAD_ARGUMENT` for any other `out_type` (5–10, 18 and above, 0),
 /// `TPACK_RESULT_NULL_ARGUMENT` (`out` may be NULL only when `n` is 0), `TPACK_RESULT_MISALIGNED_STORAGE`, a
 /// handle error.
 ///

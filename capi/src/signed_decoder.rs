@@ -12,7 +12,7 @@ use tpack::stream::{Authentic, Prefix, SignedDecoder};
 
 use crate::auth::{policy_parts, tpack_policy, tpack_signed_attributes};
 use crate::boundary::{
-    buffer as buffer_arg, filled_place, guard, guard_with_error, out, put, slice_of, storage, tag,
+    buffer as buffer_arg, filled_place, guard, guard_with_error, input_of, out, put, storage, tag,
     value_place, zeroed, Handle, Stored,
 };
 use crate::container::tpack_entry;
@@ -213,7 +213,7 @@ pub unsafe extern "C" fn tpack_signed_decoder_decode(
         // SAFETY: the caller's contract.
         let d = unsafe { decoder_mut(decoder) }?;
         // SAFETY: the caller's contract: `len` readable bytes, valid while the event is used.
-        let chunk = unsafe { slice_of(chunk, len) }?;
+        let chunk = unsafe { input_of(chunk, len) }?;
         let start = d.decoder().position();
         let (used, event) = d.decode(chunk).map_err(|e| {
             if let DecodeError::BufferTooSmall { .. } = e {

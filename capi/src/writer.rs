@@ -155,6 +155,16 @@ pub use metadata::*;
 /// Caller storage for a writer, filled by `tpack_writer_init` or `tpack_writer_init_seekable` and emptied by
 /// `tpack_writer_finish`. Opaque. Used by one thread at a time, never copied. It owns nothing: storage
 /// abandoned mid-container (after an error, say) can simply be reused or freed.
+///
+/// A failure the writer itself finds poisons it: every later call returns `TPACK_RESULT_WRITER_POISONED`, and
+/// its output is not a valid container. Among them: `TPACK_RESULT_WRITER_FULL` and
+/// `TPACK_RESULT_WRITER_MISUSE` from any call (a metadata value or an entry declared after the first payload
+/// byte, more or fewer payload bytes than declared, an open-ended entry given to the one-pass writer, ...),
+/// `TPACK_RESULT_IO`, and the rules it finds (R17 or R42 for an empty or over-long name or key, R22 and
+/// R25–R32 of a declaration, a duplicate name or key). A failure found before the writer sees the call leaves
+/// it as it was, to correct and repeat the call: `TPACK_RESULT_NULL_ARGUMENT`, `TPACK_RESULT_BAD_ARGUMENT`,
+/// `TPACK_RESULT_MISALIGNED_STORAGE`, a handle error, R18 and R23 from `tpack_writer_declare`, R43 and
+/// R46–R49 from the metadata setters.
 #[repr(C)]
 pub struct tpack_writer {
     // `MaybeUninit`: the bytes the handle does not use, and the padding inside it, are uninitialized, and a

@@ -396,3 +396,223 @@ fn a_buffer_too_small_is_grown_in_place_or_elsewhere_and_the_stream_goes_on() {
         assert_eq!(seen.ends.len(), count);
     }
 }
+
+/// NULL with length 0 is the empty chunk, as the header says of every input whose empty value means
+/// something: `tpack_decoder_decode`, `tpack_decoder_feed` and `tpack_signed_decoder_decode` consume nothing
+/// and give no event (they used to refuse it with `TPACK_RESULT_NULL_ARGUMENT`, the C user's
+/// `repro_null_chunk.c`); NULL with a length is still refused.
+#[test]
+fn a_null_chunk_of_length_zero_is_an_empty_chunk() {
+    let null = std::ptr::null::<u8>();
+    let mut buffer = vec![0u8; 4096];
+    let mut d = Box::<tpack_decoder>::new_uninit();
+    let mut seen = Seen::default();
+    let (mut used, mut event) = (usize::MAX, MaybeUninit::<tpack_event>::uninit());
+    // SAFETY: writable storage, buffer and outputs; the callback and `seen` live across the call.
+    unsafe {
+        assert_eq!(
+            tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+            OK
+        );
+        let r = tpack_decoder_decode(
+            d.as_mut_ptr(),
+            null,
+            0,
+            &mut used,
+            event.as_mut_ptr(),
+            std::ptr::null_mut(),
+        );
+        assert_eq!((r, used, event.assume_init().kind), (OK, 0, tpack_event_kind::TPACK_EVENT_NONE));
+        used = usize::MAX;
+        let user = (&mut seen as *mut Seen).cast();
+        let r = tpack_decoder_feed(
+            d.as_mut_ptr(),
+            null,
+            0,
+            Some(on_event),
+            user,
+            &mut used,
+            std::ptr::null_mut(),
+        );
+        assert_eq!((r, used), (OK, 0));
+        let r = tpack_decoder_decode(
+            d.as_mut_ptr(),
+            null,
+            1,
+            &mut used,
+            event.as_mut_ptr(),
+            std::ptr::null_mut(),
+        );
+        assert_eq!(r, tpack_result::TPACK_RESULT_NULL_ARGUMENT);
+        let r = tpack_decoder_feed(
+            d.as_mut_ptr(),
+            null,
+            1,
+            Some(on_event),
+            user,
+            &mut used,
+            std::ptr::null_mut(),
+        );
+        assert_eq!(r, tpack_result::TPACK_RESULT_NULL_ARGUMENT);
+    }
+    assert_eq!((seen.prefix, seen.end), (0, 0));
+
+    let mut signed = Box::<tpack_signed_decoder>::new_uninit();
+    let mut digests = vec![0u8; 1024];
+    let policy = tpack_policy {
+        keys: std::ptr::null(),
+        key_count: 0,
+        require_signature: false,
+        min_counter: 0,
+        subject: std::ptr::null(),
+        subject_len: 0,
+    };
+    used = usize::MAX;
+    // SAFETY: writable storage, buffers and outputs; a readable policy.
+    unsafe {
+        let r = tpack_signed_decoder_init(
+            signed.as_mut_ptr(),
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            digests.as_mut_ptr(),
+            digests.len(),
+            &policy,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        );
+        assert_eq!(r, OK);
+        let s = signed.as_mut_ptr();
+        let r = tpack_signed_decoder_decode(s, null, 0, &mut used, event.as_mut_ptr(), std::ptr::null_mut());
+        assert_eq!((r, used, event.assume_init().kind), (OK, 0, tpack_event_kind::TPACK_EVENT_NONE));
+        let r = tpack_signed_decoder_decode(s, null, 1, &mut used, event.as_mut_ptr(), std::ptr::null_mut());
+        assert_eq!(r, tpack_result::TPACK_RESULT_NULL_ARGUMENT);
+    }
+}
+
+/// Decodes `bytes` whole with the decoder in `d`, growing its buffer as `TPACK_RESULT_BUFFER_TOO_SMALL` asks,
+/// and finishes it: the result and the rule.
+fn decode_to_end(d: *mut tpack_decoder, mut bytes: &[u8]) -> (tpack_result, u32) {
+    let mut e = MaybeUninit::<tpack_error>::uninit();
+    // The grown buffers, which the decoder uses until it is finished.
+    let mut grown: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let (mut used, mut event) = (0usize, MaybeUninit::<tpack_event>::uninit());
+        // SAFETY: a filled decoder; readable bytes; writable outputs.
+        let r = unsafe {
+            tpack_decoder_decode(
+                d,
+                bytes.as_ptr(),
+                bytes.len(),
+                &mut used,
+                event.as_mut_ptr(),
+                e.as_mut_ptr(),
+            )
+        };
+        if r == tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL {
+            bytes = &bytes[used..];
+            // SAFETY: written on failure.
+            grown.push(vec![0u8; unsafe { e.assume_init() }.value as usize]);
+            let larger = grown.last_mut().unwrap();
+            // SAFETY: a filled decoder; the larger buffer outlives its uses (until `grown` is dropped).
+            let r = unsafe { tpack_decoder_grow(d, larger.as_mut_ptr(), larger.len(), std::ptr::null_mut()) };
+            assert_eq!(r, OK);
+            continue;
+        }
+        if r != OK {
+            // SAFETY: written on failure.
+            return (r, unsafe { e.assume_init() }.rule);
+        }
+        bytes = &bytes[used..];
+        // SAFETY: written on success.
+        if unsafe { event.assume_init() }.kind == tpack_event_kind::TPACK_EVENT_NONE {
+            break;
+        }
+    }
+    // SAFETY: a filled decoder; a writable error.
+    let r = unsafe { tpack_decoder_finish(d, e.as_mut_ptr()) };
+    // SAFETY: written on failure.
+    (r, if r == OK { 0 } else { unsafe { e.assume_init() }.rule })
+}
+
+/// The C user's `repro_resume_shorter.c` at every stop position of `example.tpack`: a decoder saved there and
+/// resumed over the first 400 bytes of its 4,096-byte buffer. `tpack_decoder_resume` used to accept every
+/// such buffer, and valid streams then ended in a false R12; now it refuses a buffer shorter than the bytes
+/// the state keeps with `TPACK_RESULT_SHORT_STORAGE` and the length needed (at most the saved buffer's),
+/// and over that many bytes the stream is valid.
+#[test]
+fn resume_refuses_a_buffer_shorter_than_the_state_keeps() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/vectors/valid");
+    let bytes = std::fs::read(root.join("example.tpack")).expect("vector");
+    let step = if cfg!(miri) { 97 } else { 1 };
+    let mut refused = 0usize;
+    for stop in (0..=bytes.len()).step_by(step) {
+        let mut buffer = vec![0u8; 4096];
+        let mut d = Box::<tpack_decoder>::new_uninit();
+        let mut state = Box::<tpack_decoder_state>::new_uninit();
+        // SAFETY: writable storage and buffer, which outlives the decoder; a filled decoder.
+        unsafe {
+            assert_eq!(
+                tpack_decoder_init(d.as_mut_ptr(), buffer.as_mut_ptr(), buffer.len(), std::ptr::null_mut()),
+                OK
+            );
+            let mut seen = Seen::default();
+            let user = (&mut seen as *mut Seen).cast();
+            let chunk = &bytes[..stop];
+            let r = tpack_decoder_feed(
+                d.as_mut_ptr(),
+                chunk.as_ptr(),
+                chunk.len(),
+                Some(on_event),
+                user,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(r, OK);
+            assert_eq!(tpack_decoder_save(d.as_ptr(), state.as_mut_ptr()), OK);
+        }
+        let mut shorter = buffer[..400].to_vec();
+        let mut e = MaybeUninit::<tpack_error>::uninit();
+        // SAFETY: writable storage; the copy outlives the decoder; a saved state.
+        let r = unsafe {
+            tpack_decoder_resume(
+                d.as_mut_ptr(),
+                shorter.as_mut_ptr(),
+                shorter.len(),
+                state.as_ptr(),
+                e.as_mut_ptr(),
+            )
+        };
+        let kept = if r == OK {
+            assert_eq!(
+                decode_to_end(d.as_mut_ptr(), &bytes[stop..]),
+                (OK, 0),
+                "stopped at {stop}, resumed over 400 bytes"
+            );
+            continue;
+        } else {
+            assert_eq!(r, tpack_result::TPACK_RESULT_SHORT_STORAGE, "stopped at {stop}");
+            // SAFETY: written on failure.
+            unsafe { e.assume_init() }.value as usize
+        };
+        refused += 1;
+        assert!(kept > 400 && kept <= buffer.len(), "stopped at {stop}: {kept} bytes needed");
+        let mut kept_bytes = buffer[..kept].to_vec();
+        // SAFETY: as above.
+        let r = unsafe {
+            tpack_decoder_resume(
+                d.as_mut_ptr(),
+                kept_bytes.as_mut_ptr(),
+                kept,
+                state.as_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(r, OK);
+        assert_eq!(
+            decode_to_end(d.as_mut_ptr(), &bytes[stop..]),
+            (OK, 0),
+            "stopped at {stop}, resumed over {kept} bytes"
+        );
+    }
+    assert!(refused > bytes.len() / 2 / step, "{refused} refused");
+}

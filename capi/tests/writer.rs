@@ -1016,3 +1016,24 @@ fn a_decoders_prefix_metadata_is_copied_one_call_per_value() {
     assert_eq!(all(&copied), all(&original));
     assert!(count > 0);
 }
+
+/// The `out_type` codes `tpack_meta_array_read` takes are exactly the eleven its doc lists (the scalar number
+/// codes and `bool`: 1–4, 11–17); every other code is `TPACK_RESULT_BAD_ARGUMENT`, and a listed one is at
+/// worst `TPACK_RESULT_WRONG_TYPE` (a conversion that could lose a value).
+#[test]
+fn the_generic_array_reader_takes_exactly_the_listed_out_type_codes() {
+    let bytes = written(|w| {
+        // SAFETY: a filled writer, a NUL-terminated key, a readable array.
+        let r = unsafe {
+            tpack_writer_metadata_u8_array(w, c"u8".as_ptr(), NUL, [1u8, 2].as_ptr(), 2, std::ptr::null_mut())
+        };
+        assert_eq!(r, OK);
+    });
+    let c = parsed(&bytes);
+    let taken: Vec<u8> = (0..=u8::MAX)
+        .filter(|&code| {
+            array_read::<u64>(&c, c"u8", 0, 0, code) != Err(tpack_result::TPACK_RESULT_BAD_ARGUMENT)
+        })
+        .collect();
+    assert_eq!(taken, [1, 2, 3, 4, 11, 12, 13, 14, 15, 16, 17]);
+}

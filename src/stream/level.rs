@@ -132,6 +132,28 @@ impl Level {
         self.held.is_some() || self.integrity.is_some()
     }
 
+    /// Where the bytes this level keeps end in the buffer (`base` included): a buffer shorter than this lost
+    /// some of them, or cannot take those [`Level::header`] made room for. The header as it arrives; once it
+    /// has been read, what [`Level::header`] checked the buffer for (the header alone while only bytes are
+    /// counted; the prefix while R3 or R5 waits for the header diagnosis; else the prefix, trailer and
+    /// checksums); after a verdict or a final error, the prefix if it was valid (the signed decoder reads it
+    /// then), else nothing.
+    pub(super) fn kept_end(&self) -> u64 {
+        let kept = match self.phase {
+            Phase::Header => Some(self.count),
+            Phase::Counting => Some(u64::from(HEADER_LEN_V1)),
+            Phase::Prefix if self.held.is_some() => Some(self.prefix_end),
+            Phase::Prefix | Phase::Payloads | Phase::Trailer | Phase::Complete => self.walk_region_len(),
+            Phase::Over => Some(if self.loud { self.prefix_end } else { 0 }),
+        };
+        kept.map_or(u64::MAX, |kept| kept.saturating_add(len_u64(self.base)))
+    }
+
+    /// Whether the level below receives the current entry: a nested container being decoded.
+    pub(super) fn child_live(&self) -> bool {
+        self.child_live
+    }
+
     /// The prefix bytes in `buffer`, once the prefix is complete.
     pub(super) fn prefix<'b>(&self, buffer: &'b [u8]) -> Option<&'b [u8]> {
         matches!(self.phase, Phase::Payloads | Phase::Trailer | Phase::Complete)

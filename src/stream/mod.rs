@@ -51,7 +51,9 @@
 //!
 //! An interrupted transfer resumes at the byte where it stopped: keep [`Decoder::state`] and the buffer's
 //! contents, and later [`Decoder::resume`] with them and feed the stream from [`Decoder::position`] on. The
-//! buffer may then be longer than it was, as after [`DecodeError::BufferTooSmall`].
+//! buffer may then be longer than it was, as after [`DecodeError::BufferTooSmall`], or shorter, down to
+//! [`DecoderState::kept_len`] bytes (the ones the state uses); a shorter one is refused with
+//! [`DecodeError::BufferTooSmall`].
 
 mod authenticate;
 mod level;
@@ -178,6 +180,25 @@ impl DecoderState {
     /// The size of the state in bytes: 1112 on 64-bit targets (a test holds the README's figure to it).
     pub const SIZE: usize = core::mem::size_of::<DecoderState>();
 
+    /// The buffer length this state keeps bytes in: a decoder [`Decoder::resume`]d from it needs a buffer at
+    /// least this long that holds the saved decoder's first `kept_len()` bytes. That is the header bytes come
+    /// so far, then, once the header has come, the room for the prefix, trailer and checksums
+    /// ([`Decoder::buffer_needed`]), and the same for each nested container being received. Never more than
+    /// the buffer the state was taken from.
+    #[must_use]
+    pub fn kept_len(&self) -> u64 {
+        let mut end = self.top.kept_end();
+        let mut parent = &self.top;
+        for level in &self.nested {
+            if !parent.child_live() {
+                break;
+            }
+            end = end.max(level.kept_end());
+            parent = level;
+        }
+        end
+    }
+
     const fn new() -> Self {
         DecoderState {
             top: Level::new(0, 0),
@@ -236,9 +257,13 @@ impl<'b> Decoder<'b> {
 
     /// A decoder that goes on from `state`, with `buffer` holding what it held when the state was taken (its
     /// first bytes: a larger buffer with the same bytes at its start does too). Feed it the stream from
-    /// [`Decoder::position`] on.
+    /// [`Decoder::position`] on. A buffer shorter than [`DecoderState::kept_len`] lost bytes the state needs:
+    /// [`Decoder::decode`] and [`Decoder::finish`] then refuse with [`DecodeError::BufferTooSmall`] (never a
+    /// wrong verdict) until the decoder has a buffer that long holding them ([`Decoder::replace_buffer`]).
     pub fn resume(buffer: &'b mut [u8], state: DecoderState) -> Self {
-        Decoder { buffer, state }
+        let mut decoder = Decoder { buffer, state };
+        decoder.refuse_if_short();
+        decoder
     }
 
     /// Moves the decoder to `buffer`, at least as long as its own: copies its bytes to the start of `buffer`
@@ -267,10 +292,32 @@ impl<'b> Decoder<'b> {
 
     /// Gives the decoder `buffer` in place of its own, which is returned, without copying anything: `buffer`
     /// must hold the old buffer's bytes at its start (as [`Decoder::resume`] asks), or the verdict is wrong
-    /// (never undefined). For a binding whose new buffer may be the old one, longer; [`Decoder::grow`]
-    /// copies.
+    /// (never undefined); one shorter than [`DecoderState::kept_len`] is refused as [`Decoder::resume`]
+    /// refuses it. For a binding whose new buffer may be the old one, longer; [`Decoder::grow`] copies.
     pub fn replace_buffer(&mut self, buffer: &'b mut [u8]) -> &'b mut [u8] {
-        core::mem::replace(&mut self.buffer, buffer)
+        let old = core::mem::replace(&mut self.buffer, buffer);
+        self.refuse_if_short();
+        old
+    }
+
+    /// Stops the decoder with [`DecodeError::BufferTooSmall`] when its buffer is shorter than the bytes its
+    /// state keeps: such a buffer lost some of them, and the decoder would give a wrong verdict of a valid
+    /// stream. Like any `BufferTooSmall`, it is returned until the buffer has the `needed` bytes, then
+    /// forgotten. A final error stands (the buffer is not read again), and so does a finished decoder.
+    /// Checked where a buffer is given, not in [`Decoder::decode`]: a device that never resumes pays nothing
+    /// for it, in time or flash.
+    fn refuse_if_short(&mut self) {
+        let needed = self.state.kept_len();
+        if layout::len_u64(self.buffer.len()) >= needed || self.state.finished {
+            return;
+        }
+        self.state.stopped = match self.state.stopped {
+            None => Some(DecodeError::BufferTooSmall { needed }),
+            Some(DecodeError::BufferTooSmall { needed: asked }) => {
+                Some(DecodeError::BufferTooSmall { needed: asked.max(needed) })
+            }
+            stopped @ Some(DecodeError::Invalid(_) | DecodeError::Finished) => stopped,
+        };
     }
 
     /// The buffer, and the state to [`Decoder::resume`] from: the decoder taken apart.
@@ -339,9 +386,17 @@ impl<'b> Decoder<'b> {
     /// need their own on top while they are received: [`Decoder::stream_buffer_needed`] tells how much once
     /// the prefix has come.
     ///
+    /// A header that breaks R3 (`version_major`) or R5 (`incompat_flags`) but is otherwise sound (R4, R6, R7
+    /// and R10–R12 hold) gets a length, not an error: its rule is not known from the header. The header
+    /// diagnosis of spec §12 compares `header_crc` with the prefix to tell a newer file (R3 or R5) from a
+    /// damaged header (R13), so a decoder keeps the prefix, and asks for this length, and reports R3, R5 or
+    /// R13 when the prefix is complete (R3 or R5 at [`Decoder::finish`] if the stream ends before it);
+    /// [`Decoder::is_doomed`] is true from the header on.
+    ///
     /// # Errors
-    /// The rule `header` breaks when it is not a header whose sections hold together: the error a decoder
-    /// fed it stops with (R1–R7) or holds for its verdict (R10–R12).
+    /// The rule `header` breaks when it is not a header whose sections hold together, but for the R3 or R5
+    /// above: the error a decoder fed it reports at once (R2–R7), or at [`Decoder::finish`] (R1 for fewer
+    /// than 160 bytes, R10–R12).
     pub fn buffer_needed(header: &[u8]) -> Result<u64, Error> {
         let header = read_magic(header)?;
         if let Err(error) = check_fields(header) {
@@ -377,7 +432,10 @@ impl<'b> Decoder<'b> {
     /// [`DecodeError::BufferTooSmall`] when the buffer cannot hold what the stream needs kept: `input` was
     /// consumed up to [`Decoder::position`] (its first `position() - p` bytes, where `p` is the position before
     /// the call) and no further; it is returned again until the buffer has `needed` bytes
-    /// ([`Decoder::grow`]), and then the decoder goes on from that position.
+    /// ([`Decoder::grow`]), and then the decoder goes on from that position. Also, consuming nothing, when the
+    /// decoder was resumed over a buffer shorter than the bytes its state keeps ([`DecoderState::kept_len`],
+    /// the `needed`): such a buffer lost some of them, and the decoder refuses it rather than give a wrong
+    /// verdict.
     pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<Event<'a>>), DecodeError> {
         if let Some(e) = self.stopped() {
             return Err(e);
@@ -414,7 +472,8 @@ impl<'b> Decoder<'b> {
     /// # Errors
     /// The first broken rule, as [`DecodeError::Invalid`]; the error the decoder stopped with, if it did (a
     /// [`DecodeError::BufferTooSmall`] only while the buffer is still short: the decoder could not follow the
-    /// stream, so it has no verdict).
+    /// stream, so it has no verdict), or [`DecodeError::BufferTooSmall`] when it was resumed over a buffer
+    /// shorter than [`DecoderState::kept_len`] (as for [`Decoder::decode`]).
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         if let Some(e) = self.stopped() {
             return Err(e);
