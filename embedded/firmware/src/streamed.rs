@@ -261,7 +261,8 @@ fn transfer<'r>(memory: &'r mut Memory, stream: &Stream) -> Transfer<'r> {
                         let prefix = decoder.decoder().prefix();
                         total_len = prefix.map(|p| p.total_len());
                         // The host's figure, built in, must cover what the received header asks for.
-                        let needed = prefix.and_then(|p| tpack::stream::Decoder::buffer_needed(p.as_bytes()).ok());
+                        let needed =
+                            prefix.and_then(|p| tpack::stream::Decoder::buffer_needed(p.as_bytes()).ok());
                         if needed.is_none_or(|n| n > u64::try_from(BUFFER_LEN).unwrap_or(0)) {
                             fail(format_args!("the stream needs a {needed:?}-byte buffer, not {BUFFER_LEN}"));
                         }
