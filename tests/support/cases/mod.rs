@@ -59,7 +59,7 @@ static INVALID: std::sync::LazyLock<Vec<Case>> = std::sync::LazyLock::new(|| {
     ];
     let groups: Vec<Vec<Case>> = groups.iter().map(|group| group()).collect();
     for group in &groups {
-        let numbers: Vec<u32> = group.iter().map(|c| c.rule.unwrap().id()[1..].parse().unwrap()).collect();
+        let numbers: Vec<u32> = group.iter().map(|c| u32::from(c.rule.unwrap().number())).collect();
         assert!(numbers.is_sorted(), "invalid cases of a group out of rule order: {numbers:?}");
     }
     groups.into_iter().flatten().collect()

@@ -146,7 +146,7 @@ pub fn cases() -> Vec<Case> {
     ];
     cases.extend(format_1_1());
     // In rule order, each rule's cases in the order given (a stable sort).
-    cases.sort_by_key(|c| c.rule.map(|r| r.id()[1..].parse::<u32>().unwrap()));
+    cases.sort_by_key(|c| c.rule.map(tpack::Rule::number));
     cases
 }
 
