@@ -45,19 +45,19 @@ macro_rules! rules {
             /// The rule's id as the spec and the conformance kit write it: `"R17"`.
             #[must_use]
             pub const fn id(self) -> &'static str {
-                match message::text(Rule::NAMES, self.number(), message::ID) { Some(id) => id, None => "" }
+                match message::text(&message::NAMES, self.number(), message::ID) { Some(id) => id, None => "" }
             }
 
             /// The rule's short name: `"NameLength"`.
             #[must_use]
             pub const fn name(self) -> &'static str {
-                match message::text(Rule::NAMES, self.number(), message::NAME) { Some(name) => name, None => "" }
+                match message::text(&message::NAMES, self.number(), message::NAME) { Some(name) => name, None => "" }
             }
 
             /// What the rule forbids, in plain words.
             #[must_use]
             pub const fn description(self) -> &'static str {
-                match message::text(Rule::DESCRIPTIONS, self.number(), message::DESCRIPTION) {
+                match message::text(&message::DESCRIPTIONS, self.number(), message::DESCRIPTION) {
                     Some(what) => what,
                     None => "",
                 }

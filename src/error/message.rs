@@ -35,71 +35,113 @@ const NESTED: &str = ", in the container at depth {depth} inside entry {outer_en
 /// The digits of every base used, for [`write_digits`].
 const DIGITS: &str = "0123456789abcdef";
 
-/// The bytes of `texts` (`Rule::NAMES` or `Rule::DESCRIPTIONS`) from the field at `place` of the rule numbered
-/// `number` on, starting with that field: `None` for a number that is no rule. A `const fn`, so that
-/// [`Rule::id`], [`Rule::name`] and [`Rule::description`] read the same strings as the messages.
-const fn from_field(texts: &'static str, number: u8, place: usize) -> Option<&'static [u8]> {
+/// One of the two packed strings, `Rule::NAMES` or `Rule::DESCRIPTIONS`, with where each rule's record starts:
+/// a record is found by index, and only its own fields are scanned, so that [`Rule::id`] and the messages cost
+/// the same for R1 as for the last rule. (A scan from the start read up to 4.7 KB per call, which made every
+/// test that prints or compares rule ids several times slower under Miri.) A start per record rather than per
+/// field: half the table (a `u16` per rule and string, about 280 B in all on a Cortex-M4) for a scan of at most
+/// one record.
+pub(super) struct Fields {
+    /// The records, `FIELDS` fields each, every field ending with a NUL.
+    texts: &'static str,
+    /// Where each record starts in `texts`, then `texts.len()`: the record of rule `n` is
+    /// `texts[starts[n - 1]..starts[n]]`.
+    starts: &'static [u16],
+}
+
+/// How many records each string holds, and so the length of their tables but one.
+const RECORDS: usize = Rule::ALL.len();
+
+/// `Rule::NAMES` by record.
+pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES, starts: &NAME_STARTS };
+const NAME_STARTS: [u16; RECORDS + 1] = record_starts(Rule::NAMES);
+
+/// `Rule::DESCRIPTIONS` by record.
+pub(super) const DESCRIPTIONS: Fields = Fields { texts: Rule::DESCRIPTIONS, starts: &DESCRIPTION_STARTS };
+const DESCRIPTION_STARTS: [u16; RECORDS + 1] = record_starts(Rule::DESCRIPTIONS);
+
+/// Where each record of `FIELDS` NUL-terminated fields of `texts` starts, then `texts.len()`. Fails to compile
+/// when `texts` does not hold exactly `LEN - 1` records, or is longer than a `u16` reaches.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
+const fn record_starts<const LEN: usize>(texts: &str) -> [u16; LEN] {
+    let bytes = texts.as_bytes();
+    assert!(bytes.len() <= u16::MAX as usize, "a rule text table past 64 KiB");
+    let mut starts = [0u16; LEN];
+    let mut fields = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == FIELD_END {
+            fields += 1;
+            if fields % FIELDS == 0 {
+                assert!(fields / FIELDS < LEN, "a rule text table with more records than rules");
+                starts[fields / FIELDS] = (i + 1) as u16;
+            }
+        }
+        i += 1;
+    }
+    assert!(fields == (LEN - 1) * FIELDS, "a rule text table with fewer fields than its rules need");
+    assert!(starts[LEN - 1] as usize == bytes.len(), "a rule text table ends in a field without its NUL");
+    starts
+}
+
+/// The field at `place` of the rule numbered `number`, with its NUL: `None` for a number that is no rule.
+const fn with_nul(fields: &Fields, number: u8, place: usize) -> Option<&'static [u8]> {
     // Records are in number order from 1 (checked at compile time where the table is made).
     let Some(before) = number.checked_sub(1) else { return None };
     #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
-    let Some(skip) = (before as usize).checked_mul(FIELDS) else {
+    let before = before as usize;
+    let (Some(start), Some(end)) =
+        (start_at(fields.starts, before), start_at(fields.starts, before.saturating_add(1)))
+    else {
         return None;
     };
-    let Some(mut skip) = skip.checked_add(place) else { return None };
-    let mut rest = texts.as_bytes();
-    while skip > 0 {
-        // Past the next NUL.
-        loop {
-            match rest.split_first() {
-                Some((&byte, tail)) => {
-                    rest = tail;
-                    if byte == FIELD_END {
-                        break;
-                    }
-                }
-                None => return None,
+    let Some((record, _)) = fields.texts.as_bytes().split_at_checked(end) else { return None };
+    let Some((_, mut field)) = record.split_at_checked(start) else { return None };
+    // Past `place` fields of the record, then up to the next NUL.
+    let mut skip = place;
+    let mut probe = field;
+    let mut len = 0usize;
+    while let Some((&byte, tail)) = probe.split_first() {
+        probe = tail;
+        len = len.saturating_add(1);
+        if byte == FIELD_END {
+            if skip == 0 {
+                return match field.split_at_checked(len) {
+                    Some((field, _)) => Some(field),
+                    None => None,
+                };
             }
+            skip = skip.saturating_sub(1);
+            field = probe;
+            len = 0;
         }
-        skip = skip.saturating_sub(1);
     }
-    if rest.is_empty() {
-        None
-    } else {
-        Some(rest)
+    None
+}
+
+/// `starts[index]` as a `usize`, `None` past the table (`<[u16]>::get` is not a `const fn`).
+const fn start_at(starts: &[u16], index: usize) -> Option<usize> {
+    match starts.split_at_checked(index) {
+        #[allow(clippy::as_conversions)] // u16 to usize, lossless; `usize::from` is not a `const fn`
+        Some((_, [start, ..])) => Some(*start as usize),
+        _ => None,
     }
 }
 
-/// The field at `place` of `texts` for the rule numbered `number`, without its NUL.
-pub(super) const fn text(texts: &'static str, number: u8, place: usize) -> Option<&'static str> {
-    let Some(rest) = from_field(texts, number, place) else { return None };
-    let mut len = 0usize;
-    let mut probe = rest;
-    while let Some((&byte, tail)) = probe.split_first() {
-        if byte == FIELD_END {
-            break;
-        }
-        probe = tail;
-        len = len.saturating_add(1);
-    }
-    // A field without its NUL is the end of a malformed table: not a field.
-    if probe.is_empty() {
-        return None;
-    }
-    match rest.split_at_checked(len) {
-        Some((field, _)) => match core::str::from_utf8(field) {
-            Ok(field) => Some(field),
-            Err(_) => None,
-        },
-        None => None,
+/// The field at `place` of `fields` for the rule numbered `number`, without its NUL.
+pub(super) const fn text(fields: &Fields, number: u8, place: usize) -> Option<&'static str> {
+    let Some(field) = with_nul(fields, number, place) else { return None };
+    let Some((_, field)) = field.split_last() else { return None };
+    match core::str::from_utf8(field) {
+        Ok(field) => Some(field),
+        Err(_) => None,
     }
 }
 
 /// The field at `place` of `Rule::NAMES` for the rule numbered `number`, NUL-terminated (`c""` for no rule,
 /// which the callers' rules never are).
 fn c_name_text(number: u8, place: usize) -> &'static CStr {
-    from_field(Rule::NAMES, number, place)
-        .and_then(|rest| CStr::from_bytes_until_nul(rest).ok())
-        .unwrap_or(c"")
+    with_nul(&NAMES, number, place).and_then(|field| CStr::from_bytes_with_nul(field).ok()).unwrap_or(c"")
 }
 
 impl Rule {
@@ -129,7 +171,7 @@ impl Rule {
         // No check before writing: a firmware's caller discards a failed message (the C API does), and the check
         // would cost the code of a second pass.
         self.write_summary(out)?;
-        context.write_template(text(Rule::DESCRIPTIONS, self.number(), TEMPLATE).ok_or(fmt::Error)?, out)?;
+        context.write_template(text(&DESCRIPTIONS, self.number(), TEMPLATE).ok_or(fmt::Error)?, out)?;
         // Where in the nesting, for an integrity error found inside a nested container (R39's template says it).
         match (self, context.depth) {
             (Rule::PaddingNonZero | Rule::EntryChecksum, Some(1..)) => context.write_template(NESTED, out),
@@ -144,7 +186,7 @@ impl Rule {
     pub(super) fn write_summary<W: Write + ?Sized>(self, out: &mut W) -> fmt::Result {
         let number = self.number();
         for (texts, place, after) in
-            [(Rule::NAMES, ID, " "), (Rule::NAMES, NAME, ": "), (Rule::DESCRIPTIONS, DESCRIPTION, "")]
+            [(&NAMES, ID, " "), (&NAMES, NAME, ": "), (&DESCRIPTIONS, DESCRIPTION, "")]
         {
             out.write_str(text(texts, number, place).ok_or(fmt::Error)?)?;
             out.write_str(after)?;
@@ -339,7 +381,7 @@ mod tests {
             assert_eq!(rule.id(), std::format!("R{}", rule.number()));
             assert_eq!(rule.name(), std::format!("{rule:?}"));
             assert!(!rule.description().is_empty());
-            assert!(text(Rule::DESCRIPTIONS, rule.number(), TEMPLATE).is_some());
+            assert!(text(&DESCRIPTIONS, rule.number(), TEMPLATE).is_some());
             let mut t = Text(std::string::String::new());
             rule.write_summary(&mut t).unwrap();
             assert_eq!(t.0, std::format!("{} {}: {}", rule.id(), rule.name(), rule.description()));
@@ -347,12 +389,9 @@ mod tests {
             assert_eq!(rule.name_c().to_str(), Ok(rule.name()));
         }
         let past = u8::try_from(Rule::ALL.len() + 1).unwrap();
-        for (texts, place) in [
-            (Rule::NAMES, ID),
-            (Rule::NAMES, NAME),
-            (Rule::DESCRIPTIONS, DESCRIPTION),
-            (Rule::DESCRIPTIONS, TEMPLATE),
-        ] {
+        for (texts, place) in
+            [(&NAMES, ID), (&NAMES, NAME), (&DESCRIPTIONS, DESCRIPTION), (&DESCRIPTIONS, TEMPLATE)]
+        {
             assert!(text(texts, 0, place).is_none());
             assert!(text(texts, past, place).is_none());
         }
