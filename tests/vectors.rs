@@ -110,9 +110,9 @@ fn manifest_verdicts_hold_for_the_files_on_disk() {
     let dir = vectors_dir();
     let manifest = fs::read_to_string(dir.join("manifest.json")).unwrap();
     for (i, vector) in support::manifest::vectors(&manifest).iter().enumerate() {
-        // Under Miri every 4th invalid vector: rules.rs runs every invalid case on the same big-endian host,
+        // Under Miri every 8th invalid vector: rules.rs runs every invalid case natively and under QEMU on s390x,
         // and the native run proves the files are those cases byte for byte. Only those are parsed.
-        if cfg!(miri) && !vector.is_valid() && i % 4 != 0 {
+        if cfg!(miri) && !vector.is_valid() && i % 8 != 0 {
             continue;
         }
         let v = vector.parse();
@@ -217,8 +217,8 @@ fn valid_vectors_are_what_the_writers_produce() {
     use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
-    // Under Miri every second case (the writers' byte order on a big-endian host; natively every case).
-    for case in cases::valid_cases().iter().step_by(if cfg!(miri) { 2 } else { 1 }) {
+    // Under Miri every 4th case (what the writers do on a big-endian host; natively and under QEMU every case).
+    for case in cases::valid_cases().iter().step_by(if cfg!(miri) { 4 } else { 1 }) {
         let c = Container::parse(&case.bytes).unwrap();
         if c.version().1 > tpack::format::VERSION_MINOR || NOT_CANONICAL.contains(&case.name.as_str()) {
             continue; // What the writers cannot write: newer minors, and content their minor does not need.
