@@ -6,6 +6,7 @@ use core::fmt;
 use crate::format::Section;
 
 mod message;
+mod packed;
 
 /// The rule table: each rule's number, id and plain words, and the context its [`Error`] variant carries,
 /// field by field, each to its slot of [`ErrorContext`]. From it come [`Rule`], [`Error::rule`],

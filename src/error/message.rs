@@ -4,6 +4,8 @@
 //! `Display`s nor the 64-bit division they need, about 3 KiB of code on a Cortex-M4; and two packed strings hold
 //! every rule's id and name, and description and context, where a `match` per column made a table of pointers
 //! and lengths for each (2 KiB more).
+//! The descriptions and templates are printed from their packed copy (`packed.rs`: recurring words as one byte
+//! each, 2.3 KB less); `Rule::NAMES` is not packed, since the C API hands out pointers into it.
 //!
 //! Rejected: keeping `write!` and trimming around it (the machinery comes with the first `{}`), and a
 //! `Display`-free C message built in the C API (two copies of every wording, free to drift apart).
@@ -11,10 +13,11 @@
 use core::ffi::CStr;
 use core::fmt::{self, Write};
 
+use super::packed::{unpack, LONGEST};
 use super::{ErrorContext, Rule, SignedAttribute};
 
 /// Ends each field of `Rule::NAMES` and `Rule::DESCRIPTIONS`.
-const FIELD_END: u8 = 0;
+pub(super) const FIELD_END: u8 = 0;
 
 /// Fields per rule in each string: in `Rule::NAMES` the id, then the name; in `Rule::DESCRIPTIONS` the
 /// description, then the context template. A caller names the string itself, so that a firmware that reads
@@ -27,7 +30,7 @@ pub(super) const NAME: usize = 1;
 /// The description's place in `Rule::DESCRIPTIONS`.
 pub(super) const DESCRIPTION: usize = 0;
 /// The context template's place in `Rule::DESCRIPTIONS`.
-const TEMPLATE: usize = 1;
+pub(super) const TEMPLATE: usize = 1;
 
 /// What follows the message of R37 or R50 found inside a nested container.
 const NESTED: &str = ", in the container at depth {depth} inside entry {outer_entry}";
@@ -43,28 +46,29 @@ const DIGITS: &str = "0123456789abcdef";
 /// one record.
 pub(super) struct Fields {
     /// The records, `FIELDS` fields each, every field ending with a NUL.
-    texts: &'static str,
+    pub(super) texts: &'static [u8],
     /// Where each record starts in `texts`, then `texts.len()`: the record of rule `n` is
     /// `texts[starts[n - 1]..starts[n]]`.
-    starts: &'static [u16],
+    pub(super) starts: &'static [u16],
 }
 
 /// How many records each string holds, and so the length of their tables but one.
 const RECORDS: usize = Rule::ALL.len();
 
 /// `Rule::NAMES` by record.
-pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES, starts: &NAME_STARTS };
-const NAME_STARTS: [u16; RECORDS + 1] = record_starts(Rule::NAMES);
+pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES.as_bytes(), starts: &NAME_STARTS };
+const NAME_STARTS: [u16; RECORDS + 1] = record_starts::<FIELDS, { RECORDS + 1 }>(Rule::NAMES.as_bytes());
 
 /// `Rule::DESCRIPTIONS` by record.
-pub(super) const DESCRIPTIONS: Fields = Fields { texts: Rule::DESCRIPTIONS, starts: &DESCRIPTION_STARTS };
-const DESCRIPTION_STARTS: [u16; RECORDS + 1] = record_starts(Rule::DESCRIPTIONS);
+pub(super) const DESCRIPTIONS: Fields =
+    Fields { texts: Rule::DESCRIPTIONS.as_bytes(), starts: &DESCRIPTION_STARTS };
+const DESCRIPTION_STARTS: [u16; RECORDS + 1] =
+    record_starts::<FIELDS, { RECORDS + 1 }>(Rule::DESCRIPTIONS.as_bytes());
 
-/// Where each record of `FIELDS` NUL-terminated fields of `texts` starts, then `texts.len()`. Fails to compile
+/// Where each record of `PER` NUL-terminated fields of `texts` starts, then `texts.len()`. Fails to compile
 /// when `texts` does not hold exactly `LEN - 1` records, or is longer than a `u16` reaches.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
-const fn record_starts<const LEN: usize>(texts: &str) -> [u16; LEN] {
-    let bytes = texts.as_bytes();
+pub(super) const fn record_starts<const PER: usize, const LEN: usize>(bytes: &[u8]) -> [u16; LEN] {
     assert!(bytes.len() <= u16::MAX as usize, "a rule text table past 64 KiB");
     let mut starts = [0u16; LEN];
     let mut fields = 0;
@@ -72,20 +76,20 @@ const fn record_starts<const LEN: usize>(texts: &str) -> [u16; LEN] {
     while i < bytes.len() {
         if bytes[i] == FIELD_END {
             fields += 1;
-            if fields % FIELDS == 0 {
-                assert!(fields / FIELDS < LEN, "a rule text table with more records than rules");
-                starts[fields / FIELDS] = (i + 1) as u16;
+            if fields % PER == 0 {
+                assert!(fields / PER < LEN, "a rule text table with more records than rules");
+                starts[fields / PER] = (i + 1) as u16;
             }
         }
         i += 1;
     }
-    assert!(fields == (LEN - 1) * FIELDS, "a rule text table with fewer fields than its rules need");
+    assert!(fields == (LEN - 1) * PER, "a rule text table with fewer fields than its rules need");
     assert!(starts[LEN - 1] as usize == bytes.len(), "a rule text table ends in a field without its NUL");
     starts
 }
 
 /// The field at `place` of the rule numbered `number`, with its NUL: `None` for a number that is no rule.
-const fn with_nul(fields: &Fields, number: u8, place: usize) -> Option<&'static [u8]> {
+pub(super) const fn with_nul(fields: &Fields, number: u8, place: usize) -> Option<&'static [u8]> {
     // Records are in number order from 1 (checked at compile time where the table is made).
     let Some(before) = number.checked_sub(1) else { return None };
     #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
@@ -95,7 +99,7 @@ const fn with_nul(fields: &Fields, number: u8, place: usize) -> Option<&'static 
     else {
         return None;
     };
-    let Some((record, _)) = fields.texts.as_bytes().split_at_checked(end) else { return None };
+    let Some((record, _)) = fields.texts.split_at_checked(end) else { return None };
     let Some((_, mut field)) = record.split_at_checked(start) else { return None };
     // Past `place` fields of the record, then up to the next NUL.
     let mut skip = place;
@@ -171,7 +175,8 @@ impl Rule {
         // No check before writing: a firmware's caller discards a failed message (the C API does), and the check
         // would cost the code of a second pass.
         self.write_summary(out)?;
-        context.write_template(text(&DESCRIPTIONS, self.number(), TEMPLATE).ok_or(fmt::Error)?, out)?;
+        let mut room = [0u8; LONGEST];
+        context.write_template(unpack(self.number(), TEMPLATE, &mut room).ok_or(fmt::Error)?, out)?;
         // Where in the nesting, for an integrity error found inside a nested container (R39's template says it).
         match (self, context.depth) {
             (Rule::PaddingNonZero | Rule::EntryChecksum, Some(1..)) => context.write_template(NESTED, out),
@@ -185,13 +190,12 @@ impl Rule {
     /// When `out` fails.
     pub(super) fn write_summary<W: Write + ?Sized>(self, out: &mut W) -> fmt::Result {
         let number = self.number();
-        for (texts, place, after) in
-            [(&NAMES, ID, " "), (&NAMES, NAME, ": "), (&DESCRIPTIONS, DESCRIPTION, "")]
-        {
-            out.write_str(text(texts, number, place).ok_or(fmt::Error)?)?;
+        for (place, after) in [(ID, " "), (NAME, ": ")] {
+            out.write_str(text(&NAMES, number, place).ok_or(fmt::Error)?)?;
             out.write_str(after)?;
         }
-        Ok(())
+        let mut room = [0u8; LONGEST];
+        out.write_str(unpack(number, DESCRIPTION, &mut room).ok_or(fmt::Error)?)
     }
 }
 
