@@ -33,6 +33,35 @@ const WORD_COUNT: usize = count_fields(WORDS.as_bytes());
 /// Where each word starts in [`WORDS`], then `WORDS.len()`.
 const WORD_STARTS: [u16; WORD_COUNT + 1] = record_starts::<1, { WORD_COUNT + 1 }>(WORDS.as_bytes());
 
+/// [`WORDS`] without its NULs, as the firmware keeps it: [`KEPT_STARTS`] says where each word ends.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
+const KEPT: [u8; WORDS.len() - WORD_COUNT] = {
+    let mut kept = [0u8; WORDS.len() - WORD_COUNT];
+    let mut w = 0;
+    while w < WORD_COUNT {
+        let word = word(w);
+        let mut i = 0;
+        while i < word.len() {
+            kept[KEPT_STARTS[w] as usize + i] = word[i];
+            i += 1;
+        }
+        w += 1;
+    }
+    kept
+};
+
+/// Where each word starts in [`KEPT`], then `KEPT.len()`: [`WORD_STARTS`] less the NULs before.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
+const KEPT_STARTS: [u16; WORD_COUNT + 1] = {
+    let mut starts = [0u16; WORD_COUNT + 1];
+    let mut w = 0;
+    while w <= WORD_COUNT {
+        starts[w] = WORD_STARTS[w] - w as u16;
+        w += 1;
+    }
+    starts
+};
+
 /// The first byte that stands for a word: every byte of the plain text is below it (ASCII, checked below).
 const WORD_BASE: u8 = 0x80;
 
@@ -166,11 +195,11 @@ pub(super) fn unpack(number: u8, place: usize, room: &mut [u8; LONGEST]) -> Opti
     core::str::from_utf8(room.get(..len)?).ok()
 }
 
-/// Word `index` of [`WORDS`] at run time: `None` past the last.
+/// Word `index` of [`WORDS`] at run time, from [`KEPT`]: `None` past the last.
 fn word_at(index: usize) -> Option<&'static [u8]> {
-    let start = usize::from(*WORD_STARTS.get(index)?);
-    let end = usize::from(*WORD_STARTS.get(index.checked_add(1)?)?).checked_sub(1)?;
-    WORDS.as_bytes().get(start..end)
+    let start = usize::from(*KEPT_STARTS.get(index)?);
+    let end = usize::from(*KEPT_STARTS.get(index.checked_add(1)?)?);
+    KEPT.get(start..end)
 }
 
 #[cfg(test)]
@@ -195,6 +224,6 @@ mod tests {
     #[test]
     fn packing_saves_what_the_words_cost() {
         // Each word is worth its place: without the words, the plain text; with them, much less.
-        assert!(PACKED_LEN + WORDS.len() + 2 * WORD_COUNT < Rule::DESCRIPTIONS.len() * 6 / 10);
+        assert!(PACKED_LEN + KEPT.len() + 2 * WORD_COUNT < Rule::DESCRIPTIONS.len() * 6 / 10);
     }
 }
