@@ -16,8 +16,8 @@ mod packed;
 /// error has a [`Nesting`] field of that name, copied to the `depth` and `outer_entry` slots.
 ///
 /// The last column is the rule's context in its message, with `{slot}` placeholders (see
-/// [`ErrorContext::write_template`]); the message is `"{id} {name}: {what}{context}"`, kept as one record of
-/// [`Rule::NAMES`] and [`Rule::DESCRIPTIONS`], so that printing it needs no `format_args!` (see
+/// [`ErrorContext::write_template`]); the message is `"{id} {name}: {what}{context}"`, kept in records of
+/// [`Rule::IDS`], [`Rule::NAMES`] and [`Rule::DESCRIPTIONS`], so that printing it needs no `format_args!` (see
 /// `error/message.rs`).
 macro_rules! rules {
     ($($name:ident = $num:literal, $id:literal, $what:literal { $($field:ident => $slot:ident),* } $(+ $nesting:ident)? $text:literal;)*) => {
@@ -38,15 +38,15 @@ macro_rules! rules {
                 match self { $(Rule::$name => $num,)* }
             }
 
-            // The three texts below are read from `Rule::NAMES` and `Rule::DESCRIPTIONS`, which the messages are
-            // printed from: a `match` here would be a second copy of every text and a table of pointers per
-            // column. The empty string is for a malformed table, which the assertions after this `impl` rule out
-            // at compile time.
+            // The three texts below are read from `Rule::IDS`, `Rule::NAMES` and `Rule::DESCRIPTIONS`, which the
+            // messages are printed from: a `match` here would be a second copy of every text and a table of
+            // pointers per column. The empty string is for a malformed table, which the assertions after this
+            // `impl` rule out at compile time.
 
             /// The rule's id as the spec and the conformance kit write it: `"R17"`.
             #[must_use]
             pub const fn id(self) -> &'static str {
-                match message::text(&message::NAMES, self.number(), message::ID) { Some(id) => id, None => "" }
+                match message::id_text(self.number()) { Some(id) => id, None => "" }
             }
 
             /// The rule's short name: `"NameLength"`.
@@ -64,10 +64,13 @@ macro_rules! rules {
                 }
             }
 
-            /// Every rule's id and name, in number order, each ending with a NUL: one static string instead of
-            /// a table of pointers and lengths per column (what `match` arms become), from which the C API hands
-            /// out ids and names.
-            const NAMES: &'static str = concat!($($id, "\0", stringify!($name), "\0",)*);
+            /// Every rule's name, in number order, each ending with a NUL: one static string instead of a table
+            /// of pointers and lengths (what `match` arms become), from which the C API hands out names.
+            const NAMES: &'static str = concat!($(stringify!($name), "\0",)*);
+
+            /// Every rule's id, in number order, each ending with a NUL: what the ids' fixed-width table is made
+            /// from at compile time.
+            const IDS: &'static str = concat!($($id, "\0",)*);
 
             /// Every rule's description and context template, in number order, each ending with a NUL; apart
             /// from [`Rule::NAMES`], so that a firmware that prints only ids and names does not link them.

@@ -1,11 +1,13 @@
-//! The text of an error, from two static strings (`Rule::NAMES` and `Rule::DESCRIPTIONS`, made by the rule table)
-//! and a hand-written number formatter. Nothing here builds `format_args!`: a firmware that prints messages (the C API's
-//! `tpack_error_message`) then links neither `core::fmt`'s argument interpreter, its padding, the integer
-//! `Display`s nor the 64-bit division they need, about 3 KiB of code on a Cortex-M4; and two packed strings hold
-//! every rule's id and name, and description and context, where a `match` per column made a table of pointers
-//! and lengths for each (2 KiB more).
+//! The text of an error, from static strings (`Rule::IDS`, `Rule::NAMES`, `Rule::DESCRIPTIONS`, made by the
+//! rule table) and a hand-written number formatter. Nothing here builds `format_args!`: a firmware that prints
+//! messages (the C API's `tpack_error_message`) then links neither `core::fmt`'s argument interpreter, its
+//! padding, the integer `Display`s nor the 64-bit division they need, about 3 KiB of code on a Cortex-M4; and
+//! packed strings hold every rule's id, name, description and context, where a `match` per column made a table
+//! of pointers and lengths for each (2 KiB more).
+//!
 //! The descriptions and templates are printed from their packed copy (`packed.rs`: recurring words as one byte
-//! each, 2.3 KB less); `Rule::NAMES` is not packed, since the C API hands out pointers into it.
+//! each, 2.3 KB less), and the id from the rule's number (the ids, 256 B, stay for `Rule::id` alone);
+//! `Rule::NAMES` is not packed, since the C API hands out pointers into it.
 //!
 //! Rejected: keeping `write!` and trimming around it (the machinery comes with the first `{}`), and a
 //! `Display`-free C message built in the C API (two copies of every wording, free to drift apart).
@@ -19,14 +21,13 @@ use super::{ErrorContext, Rule, SignedAttribute};
 /// Ends each field of `Rule::NAMES` and `Rule::DESCRIPTIONS`.
 pub(super) const FIELD_END: u8 = 0;
 
-/// Fields per rule in each string: in `Rule::NAMES` the id, then the name; in `Rule::DESCRIPTIONS` the
-/// description, then the context template. A caller names the string itself, so that a firmware that reads
-/// only names links only `Rule::NAMES`.
+/// Fields per rule in `Rule::DESCRIPTIONS`: the description, then the context template. `Rule::NAMES` has one,
+/// the name. A caller names the string itself, so that a firmware that reads only names links only
+/// `Rule::NAMES`; the ids are apart ([`IDS`]), so that one that prints messages, which write the id from the
+/// number, does not link them.
 const FIELDS: usize = 2;
-/// The id's place in `Rule::NAMES`.
-pub(super) const ID: usize = 0;
 /// The name's place in `Rule::NAMES`.
-pub(super) const NAME: usize = 1;
+pub(super) const NAME: usize = 0;
 /// The description's place in `Rule::DESCRIPTIONS`.
 pub(super) const DESCRIPTION: usize = 0;
 /// The context template's place in `Rule::DESCRIPTIONS`.
@@ -57,7 +58,71 @@ const RECORDS: usize = Rule::ALL.len();
 
 /// `Rule::NAMES` by record.
 pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES.as_bytes(), starts: &NAME_STARTS };
-const NAME_STARTS: [u16; RECORDS + 1] = record_starts::<FIELDS, { RECORDS + 1 }>(Rule::NAMES.as_bytes());
+const NAME_STARTS: [u16; RECORDS + 1] = record_starts::<1, { RECORDS + 1 }>(Rule::NAMES.as_bytes());
+
+/// Bytes per id in [`IDS`]: `"R64"` and a NUL.
+const ID_WIDTH: usize = 4;
+
+/// Every rule's id from `Rule::IDS`, each NUL-terminated and padded with NULs to [`ID_WIDTH`] bytes, in number
+/// order: found by the number alone, without a table of where each starts.
+const IDS: &[u8; ID_WIDTH * RECORDS] = &fixed_width(Rule::IDS.as_bytes());
+
+/// `ids`, NUL-terminated fields, each in [`ID_WIDTH`] bytes. Fails to compile when `ids` does not hold exactly
+/// `LEN / ID_WIDTH` fields, or one does not fit with its NUL.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // at compile time only
+const fn fixed_width<const LEN: usize>(ids: &[u8]) -> [u8; LEN] {
+    let mut out = [FIELD_END; LEN];
+    let (mut field, mut len, mut i) = (0, 0, 0);
+    while i < ids.len() {
+        if ids[i] == FIELD_END {
+            field += 1;
+            len = 0;
+        } else {
+            assert!(len + 1 < ID_WIDTH, "a rule id too long for its slot");
+            out[field * ID_WIDTH + len] = ids[i];
+            len += 1;
+        }
+        i += 1;
+    }
+    assert!(field * ID_WIDTH == LEN, "a rule id table with another count than the rules");
+    out
+}
+
+/// The id of the rule numbered `number`, up to and with its NUL: `None` for a number that is no rule.
+pub(super) const fn id_with_nul(number: u8) -> Option<&'static [u8]> {
+    let Some(before) = number.checked_sub(1) else { return None };
+    #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
+    let Some(at) = (before as usize).checked_mul(ID_WIDTH) else {
+        return None;
+    };
+    let Some((_, rest)) = IDS.split_at_checked(at) else { return None };
+    let mut probe = match rest.split_at_checked(ID_WIDTH) {
+        Some((slot, _)) => slot,
+        None => return None,
+    };
+    let mut len = 0usize;
+    while let Some((&byte, tail)) = probe.split_first() {
+        len = len.saturating_add(1);
+        if byte == FIELD_END {
+            return match rest.split_at_checked(len) {
+                Some((id, _)) => Some(id),
+                None => None,
+            };
+        }
+        probe = tail;
+    }
+    None
+}
+
+/// The id of the rule numbered `number`, without its NUL.
+pub(super) const fn id_text(number: u8) -> Option<&'static str> {
+    let Some(id) = id_with_nul(number) else { return None };
+    let Some((_, id)) = id.split_last() else { return None };
+    match core::str::from_utf8(id) {
+        Ok(id) => Some(id),
+        Err(_) => None,
+    }
+}
 
 /// `Rule::DESCRIPTIONS` by record.
 pub(super) const DESCRIPTIONS: Fields =
@@ -153,7 +218,7 @@ impl Rule {
     /// binding, which hands out the pointer.
     #[must_use]
     pub fn id_c(self) -> &'static CStr {
-        c_name_text(self.number(), ID)
+        id_with_nul(self.number()).and_then(|id| CStr::from_bytes_with_nul(id).ok()).unwrap_or(c"")
     }
 
     /// [`Rule::name`] as a NUL-terminated string, from the static text the messages are printed from: for a C
@@ -190,10 +255,13 @@ impl Rule {
     /// When `out` fails.
     pub(super) fn write_summary<W: Write + ?Sized>(self, out: &mut W) -> fmt::Result {
         let number = self.number();
-        for (place, after) in [(ID, " "), (NAME, ": ")] {
-            out.write_str(text(&NAMES, number, place).ok_or(fmt::Error)?)?;
-            out.write_str(after)?;
-        }
+        // The id from the number ("R" and its digits, as the ids are written: checked by the tests), so that the
+        // messages do not link the ids.
+        out.write_str("R")?;
+        write_digits(out, u64::from(number), 10, 1)?;
+        out.write_str(" ")?;
+        out.write_str(text(&NAMES, number, NAME).ok_or(fmt::Error)?)?;
+        out.write_str(": ")?;
         let mut room = [0u8; LONGEST];
         out.write_str(unpack(number, DESCRIPTION, &mut room).ok_or(fmt::Error)?)
     }
@@ -393,13 +461,12 @@ mod tests {
             assert_eq!(rule.name_c().to_str(), Ok(rule.name()));
         }
         let past = u8::try_from(Rule::ALL.len() + 1).unwrap();
-        for (texts, place) in
-            [(&NAMES, ID), (&NAMES, NAME), (&DESCRIPTIONS, DESCRIPTION), (&DESCRIPTIONS, TEMPLATE)]
-        {
+        for (texts, place) in [(&NAMES, NAME), (&DESCRIPTIONS, DESCRIPTION), (&DESCRIPTIONS, TEMPLATE)] {
             assert!(text(texts, 0, place).is_none());
             assert!(text(texts, past, place).is_none());
         }
         assert_eq!(c_name_text(past, NAME), c"");
+        assert_eq!((id_text(0), id_text(past)), (None, None));
     }
 
     #[test]
