@@ -81,21 +81,17 @@ fn to_py_err<E: std::fmt::Debug>(
 ) -> PyErr {
     let (error, named) = match failed.failure {
         Failure::Python(e) => (e, None),
-        Failure::Write(e) => {
-            let named = match e.class() {
-                WriteErrorClass::Format(rule) => rule.context().entry.and_then(|i| usize::try_from(i).ok()),
-                _ => None,
-            };
-            let error = match e.class() {
-                WriteErrorClass::Io(inner) => io(inner),
-                WriteErrorClass::Format(rule) => format_error(py, rule, Kind::Format, None, None),
-                WriteErrorClass::TooLarge => PyOverflowError::new_err(e.to_string()),
-                WriteErrorClass::BufferFull(_)
-                | WriteErrorClass::Misuse { .. }
-                | WriteErrorClass::Poisoned => PyValueError::new_err(e.to_string()),
-            };
-            (error, named.map(About::Tensor))
-        }
+        Failure::Write(e) => match e.class() {
+            WriteErrorClass::Io(inner) => (io(inner), None),
+            WriteErrorClass::Format(rule) => {
+                let entry = rule.context().entry.and_then(|i| usize::try_from(i).ok());
+                (format_error(py, rule, Kind::Format, None, None), entry.map(About::Tensor))
+            }
+            WriteErrorClass::TooLarge => (PyOverflowError::new_err(e.to_string()), None),
+            WriteErrorClass::BufferFull(_) | WriteErrorClass::Misuse { .. } | WriteErrorClass::Poisoned => {
+                (PyValueError::new_err(e.to_string()), None)
+            }
+        },
     };
     let name = match failed.about.or(named) {
         Some(About::Tensor(i)) => entries.get(i).map(|e| ("tensor", e.0.as_str())),
@@ -140,18 +136,18 @@ fn feed<S: Write, M: Mode>(
     if let Some((key, options)) = sign {
         w.sign(key, options)?;
     }
-    // The entry whose chunks are coming.
-    let mut current = 0usize;
-    let at = |current: usize| About::Tensor(current);
     let iterator = chunks.try_iter().map_err(|e| Failed { failure: Failure::Python(e), about: None })?;
+    // The tensor whose chunks are coming: what a failure while producing or writing them is about.
+    let mut current = 0usize;
     for chunk in iterator {
-        let chunk = chunk.map_err(|e| Failed::about(e, at(current)))?;
+        let about = About::Tensor(current);
+        let chunk = chunk.map_err(|e| Failed::about(e, about))?;
         if chunk.is_none() {
-            w.end_entry().map_err(|e| Failed::about(e, at(current)))?;
+            w.end_entry().map_err(|e| Failed::about(e, about))?;
             current = current.saturating_add(1);
         } else {
-            let bytes = chunk.cast::<PyBytes>().map_err(|e| Failed::about(PyErr::from(e), at(current)))?;
-            w.write(bytes.as_bytes()).map_err(|e| Failed::about(e, at(current)))?;
+            let bytes = chunk.cast::<PyBytes>().map_err(|e| Failed::about(PyErr::from(e), about))?;
+            w.write(bytes.as_bytes()).map_err(|e| Failed::about(e, about))?;
         }
     }
     Ok(())

@@ -99,6 +99,26 @@ def test_save_errors_name_the_metadata_key(key, value, error, rule):
         assert info.value.rule == rule
 
 
+@pytest.mark.parametrize("short, message", [(True, "1 bytes written"), (False, "producer broke")])
+def test_a_failure_while_streaming_names_the_tensor_being_written(short, message):
+    """What `save` hands the writer, driven directly: the second tensor's bytes fall short, or its producer
+    raises; either way the error names that tensor."""
+    from tpack import _native
+
+    def chunks():
+        yield b"\0\0"
+        yield None
+        if not short:
+            raise ValueError("producer broke")
+        yield b"\0"
+        yield None
+
+    decls = [("a", "U8", [2], 64, None), ("b", "U8", [2], 64, None)]
+    with pytest.raises(ValueError) as info:
+        _native.write_bytes(decls, [], chunks())
+    assert str(info.value).startswith("tensor 'b': ") and message in str(info.value)
+
+
 def test_a_tuple_value_error_points_at_metavalue():
     with pytest.raises(TypeError, match=r"tpack\.MetaValue\(type, value\)"):
         tpack.save_bytes({}, metadata={"k": ("u8", 3)})
