@@ -196,11 +196,7 @@ class Container:
         path = os.fspath(path)
         self._native = _native.open_file(path)
         self._path = path
-        try:
-            _signing.authenticate(self._native, keys, require_signature, min_counter, subject)
-        except BaseException:
-            self.close()
-            raise
+        _authenticated(self, keys, require_signature, min_counter, subject)
 
     @classmethod
     def _wrap(cls, native: "_native.NativeContainer", path: Optional[str] = None) -> "Container":
@@ -438,6 +434,8 @@ def open(path: PathLike, *, keys: Optional[Keys] = None,  # noqa: A001 - the nam
 
         with tpack.open("model.tpack") as f:
             w = f.get("w")
+
+    ``tpack.Container(path, ...)`` takes the same arguments and does the same.
 
     A mapped file must not shrink while it is open: reading a page past the new end kills the process with
     SIGBUS (as for every memory-mapped reader). Opening, ``get`` and ``metadata`` read only the first pages;
