@@ -193,10 +193,15 @@ impl MappedFile {
     /// Maps `path` and validates it.
     ///
     /// # Errors
-    /// [`OpenError::Io`] if the file cannot be opened or mapped, [`OpenError::Format`] if it breaks a
-    /// structural rule.
+    /// [`OpenError::Io`] if the file cannot be opened or mapped ([`io::ErrorKind::IsADirectory`] for a
+    /// directory), [`OpenError::Format`] if it breaks a structural rule.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
         let file = File::open(path).map_err(OpenError::Io)?;
+        // A directory opens on Unix, and mapping it fails with ENODEV ("No such device"), which says nothing
+        // of the cause.
+        if file.metadata().map_err(OpenError::Io)?.is_dir() {
+            return Err(OpenError::Io(io::ErrorKind::IsADirectory.into()));
+        }
         // SAFETY: a shared read-only mapping. The one hazard is another process truncating or rewriting the
         // file while it is mapped, which no safe API can rule out for mapped files (safetensors and every other
         // mmap reader share it); the reader itself never trusts the bytes, so a concurrent change can give a

@@ -85,6 +85,16 @@ fn a_mapped_file_opens_validates_and_prefetches() {
     assert!(err.to_string().contains("R2"), "{err}");
 }
 
+/// A directory is refused as one: mapping it would fail with ENODEV ("No such device"), which names no cause.
+#[test]
+fn a_directory_is_refused_as_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    match MappedFile::open(dir.path()) {
+        Err(tpack::OpenError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::IsADirectory, "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// `container()` views the layout `open` validated again (the same container as a fresh parse), and a file
 /// rewritten underneath the map so that its sections no longer fit is parsed again to name the rule.
 #[test]

@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -18,13 +18,24 @@ use crate::source::{AlignedBuf, Bytes, Parsed};
 use crate::view::PayloadView;
 
 /// An open, structurally valid container. `close()` drops its hold on the bytes; arrays already handed out
-/// keep them (and a file's map) alive until they are gone.
+/// keep them (and a file's map) alive until they are gone, and so does a call in progress in another thread.
 ///
 /// Once authenticated against a policy (`authenticate`), each entry's payload is checked the first time it is
 /// handed out (R64 in a signed container, R50 in an unsigned one the policy allows), and never again.
-#[pyclass(module = "tpack._native")]
+///
+/// Every method takes `&self` (the class is `frozen`): each call clones the `Arc` of what is open and works on
+/// that, so `close()` from another thread (or from a `verify` callback) never meets PyO3's borrow check
+/// ("Already borrowed") and never frees bytes under a running call. Rejected: making `close` wait for running
+/// calls, which deadlocks when a `verify` progress callback closes its own container.
+#[pyclass(frozen, module = "tpack._native")]
 pub struct NativeContainer {
-    parsed: Option<Parsed>,
+    /// `None` once closed.
+    open: Mutex<Option<Arc<Open>>>,
+}
+
+/// What an open container holds.
+struct Open {
+    parsed: Parsed,
     /// Per entry, whether its payload has passed its check; empty until `authenticate`.
     checked: Vec<AtomicBool>,
 }
@@ -70,21 +81,30 @@ pub fn dtype_info() -> Vec<(u16, &'static str, (&'static str, u64, u64))> {
 
 impl NativeContainer {
     fn new(parsed: Parsed) -> Self {
-        NativeContainer { parsed: Some(parsed), checked: Vec::new() }
+        NativeContainer { open: Mutex::new(Some(Arc::new(Open { parsed, checked: Vec::new() }))) }
     }
 
-    fn parsed(&self) -> PyResult<&Parsed> {
-        self.parsed.as_ref().ok_or_else(|| PyValueError::new_err("I/O operation on a closed tpack container"))
+    /// The slot; a panic elsewhere while it was locked cannot leave it half-written (it is only ever
+    /// replaced whole), so a poisoned lock is used as it is.
+    fn slot(&self) -> MutexGuard<'_, Option<Arc<Open>>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What is open, held for the call: `close()` meanwhile does not free it under the call.
+    fn open(&self) -> PyResult<Arc<Open>> {
+        self.slot().clone().ok_or_else(|| PyValueError::new_err("I/O operation on a closed tpack container"))
     }
 
     fn entry_at<'c>(container: &Container<'c>, position: usize) -> PyResult<Entry<'c>> {
         container.entry(position).ok_or_else(|| PyIndexError::new_err("entry position out of range"))
     }
+}
 
+impl Open {
     /// Checks entry `position`'s payload against its signed digest (or its CRC, unsigned) the first time it is
     /// used in an authenticated container; nothing otherwise. Hashing runs without the GIL.
     fn check_entry(&self, py: Python<'_>, position: usize) -> PyResult<()> {
-        let Some(authenticated) = self.parsed()?.authenticated() else { return Ok(()) };
+        let Some(authenticated) = self.parsed.authenticated() else { return Ok(()) };
         let Some(checked) = self.checked.get(position) else { return Ok(()) };
         if checked.load(Ordering::Acquire) {
             return Ok(());
@@ -123,20 +143,25 @@ fn judge(authenticated: Option<&Authenticated<'_>>, v: &EntryVerification<'_>) -
 #[pymethods]
 impl NativeContainer {
     /// Drops this object's hold on the bytes. Idempotent.
-    fn close(&mut self) {
-        self.parsed = None;
+    ///
+    /// A call running in another thread (or the `verify` whose callback closes) finishes on the bytes it
+    /// started with; they are released when it returns and no array views them.
+    fn close(&self) {
+        let open = self.slot().take();
+        // Dropped outside the lock: unmapping a file can take a while.
+        drop(open);
     }
 
     #[getter]
     fn closed(&self) -> bool {
-        self.parsed.is_none()
+        self.slot().is_none()
     }
 
     /// Checks the signature against a policy (R58–R63, in the spec's order), hashing only the prefix and the
     /// digests; from then on each payload is checked when first handed out. `keys` are `(algorithm code, raw
     /// public key or None, key id, subject or None)`.
     fn authenticate(
-        &mut self,
+        &self,
         py: Python<'_>,
         keys: Vec<KeyDecl>,
         require_signature: bool,
@@ -146,21 +171,23 @@ impl NativeContainer {
         let keys = TrustedKeys::new(keys)?;
         let trusted = keys.trusted();
         let policy = Policy { keys: &trusted, require_signature, min_counter, subject: subject.as_deref() };
-        let parsed = self
-            .parsed
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("I/O operation on a closed tpack container"))?;
+        let mut parsed = self.open()?.parsed.clone();
         if let Err(e) = parsed.authenticate(&policy) {
             return Err(format_error(py, e, Kind::Signature, None, Some(&parsed.container())));
         }
-        self.checked = (0..parsed.container().len()).map(|_| AtomicBool::new(false)).collect();
+        let checked = (0..parsed.container().len()).map(|_| AtomicBool::new(false)).collect();
+        let mut slot = self.slot();
+        // A container closed meanwhile stays closed.
+        if slot.is_some() {
+            *slot = Some(Arc::new(Open { parsed, checked }));
+        }
         Ok(())
     }
 
     /// Whether `authenticate` has accepted the container.
     #[getter]
     fn authenticated(&self) -> PyResult<bool> {
-        Ok(self.parsed()?.authenticated().is_some())
+        Ok(self.open()?.parsed.authenticated().is_some())
     }
 
     /// The signed attributes: `(algorithm code, key id, counter, subject or None, public key or None)`, or
@@ -171,7 +198,8 @@ impl NativeContainer {
         &self,
         py: Python<'py>,
     ) -> PyResult<Option<(u64, Bound<'py, PyBytes>, u64, Option<String>, Option<Bound<'py, PyBytes>>)>> {
-        let Some(signer) = self.parsed()?.container().signed_attributes() else { return Ok(None) };
+        let open = self.open()?;
+        let Some(signer) = open.parsed.container().signed_attributes() else { return Ok(None) };
         Ok(Some((
             signer.algorithm_code,
             PyBytes::new(py, signer.key_id),
@@ -185,52 +213,54 @@ impl NativeContainer {
     /// prefix and the digests; checks nothing.
     #[getter]
     fn signed_message<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let message = self.parsed()?.container().signed_message(&SoftwareCrypto);
+        let message = self.open()?.parsed.container().signed_message(&SoftwareCrypto);
         Ok(message.map(|m| PyBytes::new(py, &m)))
     }
 
     /// `(major, minor)` of the file.
     #[getter]
     fn version(&self) -> PyResult<(u16, u16)> {
-        Ok(self.parsed()?.container().version())
+        Ok(self.open()?.parsed.container().version())
     }
 
     #[getter]
     fn compat_flags(&self) -> PyResult<u64> {
-        Ok(self.parsed()?.container().compat_flags())
+        Ok(self.open()?.parsed.container().compat_flags())
     }
 
     /// 0 for a file, 1 for a container nested in it, …
     #[getter]
     fn depth(&self) -> PyResult<u8> {
-        Ok(self.parsed()?.container().depth())
+        Ok(self.open()?.parsed.container().depth())
     }
 
     /// The container's length in bytes.
     #[getter]
     fn nbytes(&self) -> PyResult<usize> {
-        Ok(self.parsed()?.container().as_bytes().len())
+        Ok(self.open()?.parsed.container().as_bytes().len())
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        Ok(self.parsed()?.container().len())
+        Ok(self.open()?.parsed.container().len())
     }
 
     /// Entry names in table order.
     fn names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.parsed()?.container().entries().map(|e| e.name()))
+        PyList::new(py, self.open()?.parsed.container().entries().map(|e| e.name()))
     }
 
     /// The table position of `name` (a binary search of the stored index), or `None`.
     fn find(&self, name: &str) -> PyResult<Option<usize>> {
-        Ok(self.parsed()?.container().get(name).map(|e| e.position()))
+        Ok(self.open()?.parsed.container().get(name).map(|e| e.position()))
     }
 
     /// `(position, name, dtype code, dtype name or None, shape, offset, length, alignment, target or None,
-    /// checksum, packing or None)` of the entry at `position`.
+    /// packing or None)` of the entry at `position`: what the prefix says, so no payload page and not the
+    /// trailer (the file's last page) is touched (a file truncated under its map faults only where it is read).
     #[allow(clippy::type_complexity)]
     fn entry<'py>(&self, py: Python<'py>, position: usize) -> PyResult<Bound<'py, PyTuple>> {
-        let container = self.parsed()?.container();
+        let open = self.open()?;
+        let container = open.parsed.container();
         let e = Self::entry_at(&container, position)?;
         let dtype = e.dtype();
         let packing = dtype.packing().or_else(|| container.geometry(dtype)).map(packing_tuple);
@@ -245,10 +275,16 @@ impl NativeContainer {
             e.byte_len(),
             e.alignment(),
             e.target(),
-            e.checksum(),
             packing,
         )
             .into_pyobject(py)
+    }
+
+    /// The payload checksum of entry `position` as the trailer stores it. The trailer is at the container's
+    /// end: this reads the file's last page.
+    fn checksum(&self, position: usize) -> PyResult<u32> {
+        let open = self.open()?;
+        Ok(Self::entry_at(&open.parsed.container(), position)?.checksum())
     }
 
     /// A read-only view of entry `position`'s payload as `shape` elements of numpy `typestr`.
@@ -263,8 +299,9 @@ impl NativeContainer {
         typestr: &str,
         shape: Vec<u64>,
     ) -> PyResult<PayloadView> {
-        self.check_entry(py, position)?;
-        let parsed = self.parsed()?;
+        let open = self.open()?;
+        open.check_entry(py, position)?;
+        let parsed = &open.parsed;
         let container = parsed.container();
         let e = Self::entry_at(&container, position)?;
         PayloadView::new(Arc::clone(parsed.owner()), e.payload(), typestr, shape).ok_or_else(|| {
@@ -275,7 +312,8 @@ impl NativeContainer {
     /// Asks the kernel to read entry `position`'s pages ahead of use (`madvise(MADV_WILLNEED)`); nothing for
     /// a container in memory.
     fn prefetch(&self, position: usize) -> PyResult<()> {
-        let parsed = self.parsed()?;
+        let open = self.open()?;
+        let parsed = &open.parsed;
         let entry = Self::entry_at(&parsed.container(), position)?;
         match &**parsed.owner() {
             Bytes::Mapped(file) => file.prefetch(&entry).map_err(|e| os_error(&e, None)),
@@ -286,10 +324,11 @@ impl NativeContainer {
     /// The container entry `position` holds, sharing these bytes. In an authenticated container, the entry is
     /// checked first, like a payload (its own signature, if any, is not: `authenticate` the result for that).
     fn nested(&self, py: Python<'_>, position: usize) -> PyResult<NativeContainer> {
-        let parsed = self.parsed()?;
+        let open = self.open()?;
+        let parsed = &open.parsed;
         Self::entry_at(&parsed.container(), position)?;
         if parsed.container().entry(position).and_then(|e| e.nested()).is_some() {
-            self.check_entry(py, position)?;
+            open.check_entry(py, position)?;
         }
         match parsed.nested(position) {
             Some(nested) => Ok(NativeContainer::new(nested)),
@@ -301,7 +340,7 @@ impl NativeContainer {
     /// of a newer minor version.
     fn metadata<'py>(&self, py: Python<'py>, typed: bool) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
-        for (key, value) in self.parsed()?.container().metadata() {
+        for (key, value) in self.open()?.parsed.container().metadata() {
             let ty = meta::type_name(py, value.value_type())?;
             out.append((key, ty, meta::to_py(py, value, typed)?))?;
         }
@@ -315,11 +354,11 @@ impl NativeContainer {
     /// verification. Without it, the GIL is released.
     #[pyo3(signature = (progress=None))]
     fn verify(&self, py: Python<'_>, progress: Option<Bound<'_, PyAny>>) -> PyResult<()> {
-        let parsed = self.parsed()?;
-        let container = parsed.container();
-        let authenticated = parsed.authenticated();
+        let open = self.open()?;
+        let container = open.parsed.container();
+        let authenticated = open.parsed.authenticated();
         let mark = |position: usize| {
-            if let Some(checked) = self.checked.get(position) {
+            if let Some(checked) = open.checked.get(position) {
                 checked.store(true, Ordering::Release);
             }
         };

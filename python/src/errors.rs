@@ -79,13 +79,14 @@ pub fn format_error(
 /// An `OSError` for `error` about `path` (its errno picks the subclass: `FileNotFoundError`, …).
 ///
 /// Some errors carry no errno of their own (tempfile wraps the OS error to add the temporary file's path);
-/// for those the common kinds get theirs back, so that `FileNotFoundError` and `PermissionError` still come out.
+/// for those the common kinds get theirs back, so that `FileNotFoundError`, `PermissionError` and `IsADirectoryError` still come out.
 pub fn os_error(error: &std::io::Error, path: Option<&std::path::Path>) -> PyErr {
     use std::io::ErrorKind;
     let errno = error.raw_os_error().or(match error.kind() {
         ErrorKind::NotFound => Some(ENOENT),
         ErrorKind::PermissionDenied => Some(EACCES),
         ErrorKind::AlreadyExists => Some(EEXIST),
+        ErrorKind::IsADirectory => Some(EISDIR),
         _ => None,
     });
     let message = match errno {
@@ -108,3 +109,4 @@ pub fn os_error(error: &std::io::Error, path: Option<&std::path::Path>) -> PyErr
 const ENOENT: i32 = 2;
 const EACCES: i32 = 13;
 const EEXIST: i32 = 17;
+const EISDIR: i32 = 21;

@@ -43,20 +43,74 @@ impl<E> From<PyErr> for Failure<E> {
     }
 }
 
-/// The exception for `failure`, by the core's class of a writer error (so a new kind of writer error needs no
-/// line here, and a new class fails to compile until it has an exception).
-fn to_py_err<E: std::fmt::Debug>(py: Python<'_>, failure: Failure<E>, io: impl FnOnce(&E) -> PyErr) -> PyErr {
-    let e = match failure {
-        Failure::Python(e) => return e,
-        Failure::Write(e) => e,
+/// What a failure is about, so that its exception can name it: a declared entry or a metadata record, by
+/// position in what Python handed over.
+#[derive(Clone, Copy)]
+enum About {
+    Tensor(usize),
+    Key(usize),
+}
+
+/// A failure and, when known, what it is about.
+struct Failed<E> {
+    failure: Failure<E>,
+    about: Option<About>,
+}
+
+impl<E> Failed<E> {
+    fn about(failure: impl Into<Failure<E>>, about: About) -> Self {
+        Failed { failure: failure.into(), about: Some(about) }
+    }
+}
+
+impl<E> From<WriteError<E>> for Failed<E> {
+    fn from(e: WriteError<E>) -> Self {
+        Failed { failure: Failure::Write(e), about: None }
+    }
+}
+
+/// The exception for `failed`, by the core's class of a writer error (so a new kind of writer error needs no
+/// line here, and a new class fails to compile until it has an exception), naming the tensor or metadata key
+/// it is about: the one being declared or written when it failed, else the entry the core's error names.
+fn to_py_err<E: std::fmt::Debug>(
+    py: Python<'_>,
+    failed: Failed<E>,
+    entries: &[Decl],
+    metadata: &[(String, OwnedMetaValue)],
+    io: impl FnOnce(&E) -> PyErr,
+) -> PyErr {
+    let (error, named) = match failed.failure {
+        Failure::Python(e) => (e, None),
+        Failure::Write(e) => match e.class() {
+            WriteErrorClass::Io(inner) => (io(inner), None),
+            WriteErrorClass::Format(rule) => {
+                let entry = rule.context().entry.and_then(|i| usize::try_from(i).ok());
+                (format_error(py, rule, Kind::Format, None, None), entry.map(About::Tensor))
+            }
+            WriteErrorClass::TooLarge => (PyOverflowError::new_err(e.to_string()), None),
+            WriteErrorClass::BufferFull(_) | WriteErrorClass::Misuse { .. } | WriteErrorClass::Poisoned => {
+                (PyValueError::new_err(e.to_string()), None)
+            }
+        },
     };
-    match e.class() {
-        WriteErrorClass::Io(inner) => io(inner),
-        WriteErrorClass::Format(rule) => format_error(py, rule, Kind::Format, None, None),
-        WriteErrorClass::TooLarge => PyOverflowError::new_err(e.to_string()),
-        WriteErrorClass::BufferFull(_) | WriteErrorClass::Misuse { .. } | WriteErrorClass::Poisoned => {
-            PyValueError::new_err(e.to_string())
-        }
+    let name = match failed.about.or(named) {
+        Some(About::Tensor(i)) => entries.get(i).map(|e| ("tensor", e.0.as_str())),
+        Some(About::Key(i)) => metadata.get(i).map(|m| ("metadata key", m.0.as_str())),
+        None => None,
+    };
+    match name {
+        Some((subject, name)) => naming(py, error, subject, name),
+        None => error,
+    }
+}
+
+/// `error` again, saying which `subject` (`"tensor"`, `"metadata key"`) called `name` it is about
+/// (`tpack._errors._naming`: a `TpackError` keeps its rule and context).
+fn naming(py: Python<'_>, error: PyErr, subject: &str, name: &str) -> PyErr {
+    let value = error.value(py).clone();
+    match py.import("tpack._errors").and_then(|m| m.getattr("_naming")?.call1((value, subject, name))) {
+        Ok(named) => PyErr::from_value(named),
+        Err(e) => e,
     }
 }
 
@@ -67,33 +121,50 @@ fn feed<S: Write, M: Mode>(
     metadata: &[(String, OwnedMetaValue)],
     sign: Option<&(SigningKey, SignOptions)>,
     chunks: &Bound<'_, PyAny>,
-) -> Result<(), Failure<S::Error>> {
-    for (name, dtype, shape, alignment, target) in entries {
-        let dtype = Dtype::from_name(dtype)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown tpack dtype {dtype:?}")))?;
+) -> Result<(), Failed<S::Error>> {
+    for (i, (name, dtype, shape, alignment, target)) in entries.iter().enumerate() {
+        let dtype = Dtype::from_name(dtype).ok_or_else(|| {
+            Failed::about(PyValueError::new_err(format!("unknown tpack dtype {dtype:?}")), About::Tensor(i))
+        })?;
         let mut decl = EntryDecl::new(name, dtype, shape).with_alignment(*alignment);
         decl.target = *target;
-        w.declare(decl)?;
+        w.declare(decl).map_err(|e| Failed::about(e, About::Tensor(i)))?;
     }
-    for (key, value) in metadata {
-        w.metadata(key, value.as_value())?;
+    for (i, (key, value)) in metadata.iter().enumerate() {
+        w.metadata(key, value.as_value()).map_err(|e| Failed::about(e, About::Key(i)))?;
     }
     if let Some((key, options)) = sign {
         w.sign(key, options)?;
     }
-    for chunk in chunks.try_iter()? {
-        let chunk = chunk?;
+    let iterator = chunks.try_iter().map_err(|e| Failed { failure: Failure::Python(e), about: None })?;
+    // The tensor whose chunks are coming: what a failure while producing or writing them is about.
+    let mut current = 0usize;
+    for chunk in iterator {
+        let about = About::Tensor(current);
+        let chunk = chunk.map_err(|e| Failed::about(e, about))?;
         if chunk.is_none() {
-            w.end_entry()?;
+            w.end_entry().map_err(|e| Failed::about(e, about))?;
+            current = current.saturating_add(1);
         } else {
-            w.write(chunk.cast::<PyBytes>().map_err(PyErr::from)?.as_bytes())?;
+            let bytes = chunk.cast::<PyBytes>().map_err(|e| Failed::about(PyErr::from(e), about))?;
+            w.write(bytes.as_bytes()).map_err(|e| Failed::about(e, about))?;
         }
     }
     Ok(())
 }
 
-fn read_metadata(metadata: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(String, OwnedMetaValue)>> {
-    metadata.into_iter().map(|(key, value)| Ok((key, meta::from_py(&value)?))).collect()
+/// The metadata Python typed, each value converted for the writer; an error names its key.
+fn read_metadata(
+    py: Python<'_>,
+    metadata: Vec<(String, Bound<'_, PyAny>)>,
+) -> PyResult<Vec<(String, OwnedMetaValue)>> {
+    metadata
+        .into_iter()
+        .map(|(key, value)| match meta::from_py(&value) {
+            Ok(value) => Ok((key, value)),
+            Err(e) => Err(naming(py, e, "metadata key", &key)),
+        })
+        .collect()
 }
 
 /// Writes a container to `path` atomically: the destination changes only once the whole file is written
@@ -108,16 +179,16 @@ pub fn write_file(
     chunks: Bound<'_, PyAny>,
     sign: Option<SignDecl>,
 ) -> PyResult<()> {
-    let metadata = read_metadata(metadata)?;
+    let metadata = read_metadata(py, metadata)?;
     let sign = sign.map(signing).transpose()?;
     let mut file = AtomicFile::create(&path).map_err(|e| os_error(&e, Some(&path)))?;
     let written = {
         let mut w = SeekWriter::new(file.sink(), VecBookkeeping);
         feed(&mut w, &entries, &metadata, sign.as_ref(), &chunks)
-            .and_then(|()| w.finish().map(drop).map_err(Failure::from))
+            .and_then(|()| w.finish().map(drop).map_err(Failed::from))
     };
     // On error `file` is dropped here, which deletes the temporary file: the destination is untouched.
-    written.map_err(|f| to_py_err(py, f, |e| os_error(e, Some(&path))))?;
+    written.map_err(|f| to_py_err(py, f, &entries, &metadata, |e| os_error(e, Some(&path))))?;
     file.commit().map_err(|e| os_error(&e, Some(&path)))
 }
 
@@ -131,11 +202,11 @@ pub fn write_bytes<'py>(
     chunks: Bound<'py, PyAny>,
     sign: Option<SignDecl>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let metadata = read_metadata(metadata)?;
+    let metadata = read_metadata(py, metadata)?;
     let sign = sign.map(signing).transpose()?;
     let mut w = StreamWriter::new(Vec::new(), VecBookkeeping);
     let written = feed(&mut w, &entries, &metadata, sign.as_ref(), &chunks)
-        .and_then(|()| w.finish().map_err(Failure::from));
-    let bytes = written.map_err(|f| to_py_err(py, f, |e| match *e {}))?;
+        .and_then(|()| w.finish().map_err(Failed::from));
+    let bytes = written.map_err(|f| to_py_err(py, f, &entries, &metadata, |e| match *e {}))?;
     Ok(PyBytes::new(py, &bytes))
 }

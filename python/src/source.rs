@@ -59,6 +59,7 @@ impl AlignedBuf {
 /// stored as `Container<'static>` next to the `Arc` that owns those bytes, and only ever handed out re-borrowed
 /// for the lifetime of `&self` ([`Parsed::container`]). Rejected: re-parsing on every call, which is O(entries)
 /// per tensor read.
+#[derive(Clone)]
 pub struct Parsed {
     /// Borrows `*owner`; declared first so that it is dropped first (it has no `Drop` anyway).
     container: Container<'static>,

@@ -21,7 +21,10 @@ Signing and verifying (format 1.2)::
 
 Arrays stay valid after the container is closed: each one keeps the memory map alive until it is garbage
 collected. torch: ``torch.from_numpy(f.get(name))`` shares the same memory (torch warns that the array is not
-writable; copy it with ``.clone()`` before writing to it). Details: ``docs/python.md``.
+writable; copy it with ``.clone()`` before writing to it).
+
+The full guide is installed with the package: ``importlib.resources.files("tpack") / "docs" / "python.md"``
+(the repository's ``docs/python.md``).
 """
 
 from __future__ import annotations
@@ -32,14 +35,15 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Named
 
 import numpy as np
 
-from . import _dtypes, _meta, _native, _quant, _signing
+from . import _dtypes, _errors, _meta, _native, _quant, _signing
 from ._errors import FormatError, IntegrityError, SignatureError, TpackError
+from ._meta import MetaValue
 from ._signing import KeyLike, Signer, TrustedKey, generate_key, public_key_pem
 
 __all__ = [
     "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize",
     "generate_key", "public_key_pem",
-    "Container", "Entry", "TensorSlice", "Typed", "TrustedKey", "Signer",
+    "Container", "Entry", "TensorSlice", "Typed", "MetaValue", "TrustedKey", "Signer",
     "TpackError", "FormatError", "IntegrityError", "SignatureError",
     "DEFAULT_ALIGNMENT",
 ]
@@ -99,11 +103,32 @@ class Typed(NamedTuple):
     target: Optional[int] = None
 
 
-def _entry(info: tuple) -> Entry:
-    position, name, code, dtype, shape, offset, nbytes, alignment, target, checksum, packing = info
+class _Layout(NamedTuple):
+    """What reading an entry needs, all from the container's prefix: unlike :class:`Entry` it lacks the
+    checksum, which lies in the trailer at the file's end (so ``get`` never touches the file's last page)."""
+
+    position: int
+    name: str
+    dtype: Union[str, int]
+    shape: Tuple[int, ...]
+    offset: int
+    nbytes: int
+    alignment: int
+    target: Optional[int]
+    packing: Optional[Tuple[str, int, int]]
+
+
+def _layout(info: tuple) -> _Layout:
+    position, name, code, dtype, shape, offset, nbytes, alignment, target, packing = info
+    return _Layout(position, name, dtype if dtype is not None else code, tuple(shape), offset, nbytes, alignment,
+                   target, packing)
+
+
+def _entry(layout: _Layout, checksum: int) -> Entry:
+    packing = layout.packing
     block = (packing[1], packing[2]) if packing is not None and packing[0] == "block" else None
-    return Entry(name, dtype if dtype is not None else code, tuple(shape), offset, nbytes, alignment, target,
-                 checksum, position, block, packing)
+    return Entry(layout.name, layout.dtype, layout.shape, layout.offset, layout.nbytes, layout.alignment,
+                 layout.target, checksum, layout.position, block, packing)
 
 
 class TensorSlice:
@@ -113,7 +138,7 @@ class TensorSlice:
     elements are read. Advanced indexing returns a copy, as numpy does.
     """
 
-    def __init__(self, container: "Container", entry: Entry) -> None:
+    def __init__(self, container: "Container", entry: "_Layout") -> None:
         self._container = container
         self._entry = entry
 
@@ -151,7 +176,8 @@ class TensorSlice:
 class Container:
     """An open tpack container: a file's memory map, or a private copy of some bytes.
 
-    Made by :func:`tpack.open` (or :func:`Container.nested`); a context manager. Its structure was fully
+    Made by :func:`tpack.open` or ``tpack.Container(path, ...)``, which is the same (or by :func:`open_bytes`,
+    :meth:`Container.nested`); a context manager. Its structure was fully
     checked when it was opened; the payload checksums are checked by :meth:`verify`. Opened with a policy
     (``keys=``, ``require_signature=``, ``min_counter=``, ``subject=``), its signature was checked too, and each
     entry is checked against its signed digest the first time it is read (:attr:`signer` says who signed it).
@@ -164,9 +190,21 @@ class Container:
     container raises ``ValueError``.
     """
 
-    def __init__(self, native: "_native.NativeContainer", path: Optional[str] = None) -> None:
-        self._native = native
+    def __init__(self, path: PathLike, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
+                 min_counter: Optional[int] = None, subject: Optional[str] = None) -> None:
+        """``tpack.Container(path, ...)`` is :func:`tpack.open` (``path``, policy and errors the same)."""
+        path = os.fspath(path)
+        self._native = _native.open_file(path)
         self._path = path
+        _authenticated(self, keys, require_signature, min_counter, subject)
+
+    @classmethod
+    def _wrap(cls, native: "_native.NativeContainer", path: Optional[str] = None) -> "Container":
+        """A container over ``native``, already open (bytes, nested containers)."""
+        c = cls.__new__(cls)
+        c._native = native
+        c._path = path
+        return c
 
     # -- lifetime --------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -239,17 +277,24 @@ class Container:
     def entry(self, name: str) -> Entry:
         """The table's description of entry ``name``: dtype, shape, offset, length, alignment, target, checksum.
 
+        The checksum is read from the trailer, at the file's end: of all the reading methods, only ``entry``,
+        ``entries`` and ``verify`` touch the file's last page.
+
         Raises:
             KeyError: no entry has this name.
         """
-        return _entry(self._native.entry(self._position(name)))
+        position = self._position(name)
+        return _entry(_layout(self._native.entry(position)), self._native.checksum(position))
 
     def entries(self) -> List[Entry]:
-        """Every entry's :class:`Entry`, in table order."""
-        return [_entry(self._native.entry(i)) for i in range(len(self))]
+        """Every entry's :class:`Entry`, in table order (reading the trailer, as :meth:`entry` does)."""
+        return [_entry(_layout(self._native.entry(i)), self._native.checksum(i)) for i in range(len(self))]
 
-    def _view_spec(self, e: Entry):
-        return _dtypes.view_spec(e.dtype if isinstance(e.dtype, str) else "", e.shape, e.nbytes, e._packing)
+    def _layout(self, name: str) -> _Layout:
+        return _layout(self._native.entry(self._position(name)))
+
+    def _view_spec(self, e: _Layout):
+        return _dtypes.view_spec(e.dtype if isinstance(e.dtype, str) else "", e.shape, e.nbytes, e.packing)
 
     def get(self, name: str) -> np.ndarray:
         """Entry ``name`` as a read-only numpy array viewing the payload in place (no copy).
@@ -274,7 +319,7 @@ class Container:
             SignatureError: (opened with a policy) the payload is not the one that was signed (R64).
             IntegrityError: (opened with a policy, unsigned container) the payload's checksum is wrong (R50).
         """
-        return self._array(self.entry(name))
+        return self._array(self._layout(name))
 
     __getitem__ = get
 
@@ -282,19 +327,20 @@ class Container:
         """Alias of :meth:`get`, for code written for safetensors' ``safe_open``."""
         return self.get(name)
 
-    def _array(self, e: Entry) -> np.ndarray:
+    def _array(self, e: _Layout) -> np.ndarray:
         typestr, shape, final = self._view_spec(e)
         array = np.asarray(self._native.payload(e.position, typestr, list(shape)))
         return array if final is None else array.view(final)
 
     def items(self) -> Iterator[Tuple[str, np.ndarray]]:
         """``(name, array)`` for every entry, in table order."""
-        for e in self.entries():
+        for position in range(len(self)):
+            e = _layout(self._native.entry(position))
             yield e.name, self._array(e)
 
     def get_slice(self, name: str) -> TensorSlice:
         """A :class:`TensorSlice` of entry ``name``: index it to read part of a huge tensor."""
-        return TensorSlice(self, self.entry(name))
+        return TensorSlice(self, self._layout(name))
 
     def prefetch(self, name: str) -> None:
         """Asks the kernel to start reading entry ``name``'s pages from disk (``madvise(MADV_WILLNEED)``), so
@@ -319,7 +365,7 @@ class Container:
             SignatureError: as :func:`tpack.open` for the nested container's policy; or (this container
                 opened with a policy) the entry is not the one that was signed (R64).
         """
-        inner = Container(self._native.nested(self._position(name)))
+        inner = Container._wrap(self._native.nested(self._position(name)))
         return _authenticated(inner, keys, require_signature, min_counter, subject)
 
     # -- metadata ----------------------------------------------------------------------------------------
@@ -329,9 +375,12 @@ class Container:
         u64, i64 and the narrower integers → int; f64, f32 → float (an f32 signalling NaN comes out quiet);
         bool → bool; string → str; bytes → bytes; numeric, bool and string arrays → lists; ``array[]`` → a
         list of lists; a type of a newer format version → its raw bytes. With ``typed=True`` each value is a
-        ``(type name, value)`` pair, and so is each item of an ``array[]``.
+        :class:`MetaValue` ``(type, value)`` pair, and so is each item of an ``array[]``: saving that dict
+        (``tpack.save(path, tensors, metadata=f.metadata(typed=True))``) writes every value with its type.
         """
-        return {k: ((t, v) if typed else v) for k, t, v in self._native.metadata(typed)}
+        if not typed:
+            return {k: v for k, _, v in self._native.metadata(False)}
+        return {k: _meta.meta_value(t, v) for k, t, v in self._native.metadata(True)}
 
     # -- integrity ----------------------------------------------------------------------------------------
     def verify(self, progress: Optional[Callable[[int, int], Any]] = None) -> None:
@@ -386,8 +435,12 @@ def open(path: PathLike, *, keys: Optional[Keys] = None,  # noqa: A001 - the nam
         with tpack.open("model.tpack") as f:
             w = f.get("w")
 
+    ``tpack.Container(path, ...)`` takes the same arguments and does the same.
+
     A mapped file must not shrink while it is open: reading a page past the new end kills the process with
-    SIGBUS (as for every memory-mapped reader; see ``docs/python.md``).
+    SIGBUS (as for every memory-mapped reader). Opening, ``get`` and ``metadata`` read only the first pages;
+    reading an array's values, ``verify``, ``entry`` and ``entries`` (the checksums, in the last page) read
+    further (the guide, ``tpack/docs/python.md``, says how to avoid it).
 
     Raises:
         FormatError: the file breaks a structural rule (``.rule`` says which).
@@ -397,8 +450,7 @@ def open(path: PathLike, *, keys: Optional[Keys] = None,  # noqa: A001 - the nam
         OSError: the file cannot be opened or mapped (``FileNotFoundError``, …).
         ValueError: a key is not an Ed25519 or P-256 key.
     """
-    path = os.fspath(path)
-    return _authenticated(Container(_native.open_file(path), path), keys, require_signature, min_counter, subject)
+    return Container(path, keys=keys, require_signature=require_signature, min_counter=min_counter, subject=subject)
 
 
 def load_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
@@ -416,7 +468,7 @@ def load_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: O
 def open_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
                min_counter: Optional[int] = None, subject: Optional[str] = None) -> Container:
     """Like :func:`open`, for a container held in memory (over a private, aligned copy of ``data``)."""
-    c = Container(_native.open_bytes(bytes(data)))
+    c = Container._wrap(_native.open_bytes(bytes(data)))
     return _authenticated(c, keys, require_signature, min_counter, subject)
 
 
@@ -433,24 +485,35 @@ def load(path: PathLike, *, keys: Optional[Keys] = None, require_signature: Opti
 
 
 def _plan(tensors: Mapping[str, Any], alignment: int):
+    if not isinstance(tensors, Mapping):
+        raise TypeError(f"tensors must be a mapping of names to arrays, not {type(tensors).__name__}")
     decls, arrays = [], []
     for name, value in tensors.items():
         if not isinstance(name, str):
-            raise TypeError(f"tensor names must be str, not {type(name).__name__}")
-        target = None
-        if isinstance(value, Typed):
-            target = None if value.target is None else int(value.target)
-            dtype, array = value.dtype, np.asarray(value.array)
-            shape = _dtypes.logical_shape(dtype, array.shape, array.dtype.itemsize)
-        else:
-            array = np.asarray(value)
-            if array.dtype.byteorder == ">":
-                array = array.astype(array.dtype.newbyteorder("<"))
-            dtype = _dtypes.from_numpy(array.dtype)
-            shape = array.shape
-        decls.append((name, dtype, [int(d) for d in shape], int(alignment), target))
+            raise TypeError(f"tensor names must be str, not {type(name).__name__} ({name!r})")
+        try:
+            decl, array = _declare(name, value, alignment)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise _errors._naming(e, "tensor", name) from None
+        decls.append(decl)
         arrays.append(array)
     return decls, arrays
+
+
+def _declare(name: str, value: Any, alignment: int):
+    """The writer's declaration of tensor ``name`` and the array whose bytes it stores."""
+    target = None
+    if isinstance(value, Typed):
+        target = None if value.target is None else int(value.target)
+        dtype, array = value.dtype, np.asarray(value.array)
+        shape = _dtypes.logical_shape(dtype, array.shape, array.dtype.itemsize)
+    else:
+        array = np.asarray(value)
+        if array.dtype.byteorder == ">":
+            array = array.astype(array.dtype.newbyteorder("<"))
+        dtype = _dtypes.from_numpy(array.dtype)
+        shape = array.shape
+    return (name, dtype, [int(d) for d in shape], int(alignment), target), array
 
 
 def _chunks(arrays: List[np.ndarray]) -> Iterator[Optional[bytes]]:
@@ -466,12 +529,26 @@ def _chunks(arrays: List[np.ndarray]) -> Iterator[Optional[bytes]]:
 def _metadata(metadata: Optional[Mapping[str, Any]]):
     if metadata is None:
         return []
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a mapping of keys to values, not {type(metadata).__name__}")
     out = []
     for key, value in metadata.items():
         if not isinstance(key, str):
-            raise TypeError(f"metadata keys must be str, not {type(key).__name__}")
-        out.append((key, _meta.typed(value)))
+            raise TypeError(f"metadata keys must be str, not {type(key).__name__} ({key!r})")
+        try:
+            out.append((key, _meta.typed(value)))
+        except (TypeError, ValueError, OverflowError) as e:
+            raise _errors._naming(e, "metadata key", key) from None
     return out
+
+
+def _check_order(path: Any, tensors: Any) -> None:
+    """Refuses safetensors' argument order (``save_file(tensors, filename)``) with a message that says so."""
+    if isinstance(path, Mapping) and isinstance(tensors, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "tpack.save takes the path first: tpack.save(path, tensors, metadata=None); it was given the "
+            "tensors first, as safetensors' save_file(tensors, filename) takes them"
+        )
 
 
 def save(path: PathLike, tensors: Mapping[str, Any], metadata: Optional[Mapping[str, Any]] = None,
@@ -493,13 +570,21 @@ def save(path: PathLike, tensors: Mapping[str, Any], metadata: Optional[Mapping[
     ``embed_public_key`` stores the public key too, for verifiers that keep only key ids. The same input and key
     always give the same bytes.
 
+    Metadata read with ``f.metadata(typed=True)`` (:class:`MetaValue` pairs) is written with its types as read.
+
+    Every error about one tensor or metadata value names it (``tensor 'w': …``, ``metadata key 'arch': …``;
+    a :class:`FormatError` about a tensor also has it in ``entry_name``).
+
     Raises:
-        TypeError: an array's dtype has no tpack dtype (complex128, strings, objects, …).
+        TypeError: the arguments are in safetensors' order (``save(tensors, path)``); ``tensors`` is not a
+            mapping; an array's dtype has no tpack dtype (complex128, strings, objects, …); a metadata value
+            has no tpack type.
         FormatError: the container would break a rule (an empty or duplicate name, a bad alignment, a subject
             of the wrong length: R56, a ``tpack.sig.`` metadata key: R54, …).
         ValueError: ``sign_key`` is not an Ed25519 or P-256 private key; signing options without ``sign_key``.
         OSError: the file (or the key's file) cannot be read or written.
     """
+    _check_order(path, tensors)
     sign = _signing.sign_request(sign_key, counter, subject, embed_public_key)
     decls, arrays = _plan(tensors, alignment)
     _native.write_file(os.fspath(path), decls, _metadata(metadata), _chunks(arrays), sign)

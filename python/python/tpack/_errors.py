@@ -115,3 +115,21 @@ def _from_native(
         message = f"{message} [entry {entry_name!r}]"
     cls = {"integrity": IntegrityError, "signature": SignatureError}.get(kind, FormatError)
     return cls(message, rule, rule_name, entry_name=entry_name, **context)
+
+
+def _naming(exc: BaseException, subject: str, name: str) -> BaseException:
+    """``exc`` told again with what it is about first (``tensor 'w': …``, ``metadata key 'arch': …``), for
+    ``save``'s errors. A :class:`TpackError` keeps its class, rule and context (a tensor's name becomes its
+    ``entry_name``); ``TypeError``, ``ValueError`` and ``OverflowError`` keep their class; anything else (an
+    ``OSError``, which names its path; ``KeyboardInterrupt``) is returned as it is."""
+    message = f"{subject} {name!r}: {exc}"
+    if isinstance(exc, TpackError):
+        entry_name = name if subject == "tensor" and exc.entry_name is None else exc.entry_name
+        named = type(exc)(message, exc.rule, exc.rule_name, exc.entry, entry_name, exc.inner_rule,
+                          **{attr: getattr(exc, attr) for attr in _CONTEXT_ONLY})
+    elif type(exc) in (TypeError, ValueError, OverflowError):
+        named = type(exc)(message)
+    else:
+        return exc
+    named.__traceback__ = exc.__traceback__
+    return named

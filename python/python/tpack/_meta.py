@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, NamedTuple, Tuple, Union
 
 import numpy as np
+
+
+class MetaValue(NamedTuple):
+    """A metadata value with its spec type, as ``Container.metadata(typed=True)`` gives it, and as ``save``
+    takes it to write a value with exactly that type: ``tpack.MetaValue("u16", 7)``.
+
+    ``type`` is the spec's name (``"u8"`` … ``"f64"``, ``"bool"``, ``"string"``, ``"bytes"``, ``"u8[]"`` …,
+    ``"array[]"``), or the integer code of a type of a newer format version (read only: such a value cannot be
+    written). For ``"array[]"``, ``value`` is a list of ``MetaValue``. A plain tuple is a list to ``save``, not
+    a typed value.
+    """
+
+    type: Union[str, int]
+    value: Any
+
+
+def meta_value(ty: Union[str, int], value: Any) -> MetaValue:
+    """``MetaValue(ty, value)`` from the extension's typed reading, with an ``array[]``'s items too."""
+    if ty == "array[]":
+        value = [meta_value(t, v) for t, v in value]
+    return MetaValue(ty, value)
 
 _SCALARS = {
     np.dtype("uint8"): "u8", np.dtype("int8"): "i8", np.dtype("uint16"): "u16", np.dtype("int16"): "i16",
@@ -20,8 +41,11 @@ def typed(value: Any) -> Tuple[str, Any]:
     ``bool`` → bool; ``int`` → u64, or i64 when negative; ``float`` → f64; ``str`` → string; ``bytes`` →
     bytes; numpy scalars keep their width (``np.uint8(3)`` → u8, ``np.float32`` → f32); 1-D numpy arrays
     likewise (``u8[]`` … ``f64[]``, ``bool[]``); a list of bools, ints (u64[] or i64[]), floats (f64[]) or str
-    (string[]) → that array; a list of arrays → ``array[]``; an empty list → ``u64[]``.
+    (string[]) → that array; a list of arrays → ``array[]``; an empty list → ``u64[]``; a :class:`MetaValue`
+    → its own type.
     """
+    if isinstance(value, MetaValue):
+        return _given(value)
     if isinstance(value, (bool, np.bool_)):
         return "bool", bool(value)
     if isinstance(value, np.generic):
@@ -66,5 +90,18 @@ def typed(value: Any) -> Tuple[str, Any]:
             return "string[]", items
         if all(isinstance(v, (list, tuple, np.ndarray)) for v in items):
             return "array[]", [typed(v) for v in items]
-        raise TypeError("a metadata list must hold one kind of value: bools, ints, floats, str, or arrays")
+        raise TypeError("a metadata list must hold one kind of value: bools, ints, floats, str, or arrays "
+                        "(a value with its type is tpack.MetaValue(type, value), not a tuple)")
     raise TypeError(f"no tpack metadata type for {type(value).__name__}")
+
+
+def _given(value: MetaValue) -> Tuple[str, Any]:
+    """The ``(type name, value)`` pair of a value typed by the caller; the extension checks the value fits."""
+    ty, inner = value
+    if not isinstance(ty, str):
+        raise TypeError(f"metadata type code {ty!r} is of a newer format version: it cannot be written")
+    if ty != "array[]":
+        return ty, inner
+    if not isinstance(inner, (list, tuple)) or not all(isinstance(item, MetaValue) for item in inner):
+        raise TypeError("an array[] MetaValue holds a list of MetaValue items")
+    return ty, [_given(item) for item in inner]
