@@ -287,7 +287,8 @@ impl ErrorContext {
     /// Writes placeholder `name`; `fmt::Error` when it is unknown or not set.
     fn write_slot<W: Write + ?Sized>(&self, name: &str, out: &mut W) -> fmt::Result {
         // A table and one comparison loop: a `match` on the strings compiled to a comparison per arm.
-        let (_, which) = PLACEHOLDERS.iter().find(|(n, _)| *n == name).ok_or(fmt::Error)?;
+        let at = PLACEHOLDER_NAMES.split(|&b| b == FIELD_END).position(|n| n == name.as_bytes());
+        let which = at.and_then(|at| PLACEHOLDERS.get(at)).ok_or(fmt::Error)?;
         // (base, digits at least, value) of a number; texts and the inner rule are written at once.
         let (base, min_digits, n) = match which {
             Placeholder::Entry => (10, 1, self.entry.map(u64::from)),
@@ -334,21 +335,29 @@ enum Placeholder {
     Attribute,
 }
 
-/// Every placeholder by its name in a template.
-const PLACEHOLDERS: [(&str, Placeholder); 13] = [
-    ("entry", Placeholder::Entry),
-    ("record", Placeholder::Record),
-    ("position", Placeholder::Position),
-    ("offset", Placeholder::Offset),
-    ("value", Placeholder::Value),
-    ("value:x", Placeholder::ValueHex),
-    ("depth", Placeholder::Depth),
-    ("outer_entry", Placeholder::OuterEntry),
-    ("stored", Placeholder::Stored),
-    ("computed", Placeholder::Computed),
-    ("section", Placeholder::Section),
-    ("inner", Placeholder::Inner),
-    ("attribute", Placeholder::Attribute),
+/// Every placeholder's name in a template, each ending with a NUL, in the order of [`PLACEHOLDERS`]: one string
+/// rather than a pointer and length per name.
+const PLACEHOLDER_NAMES: &[u8] = concat!(
+    "entry\0record\0position\0offset\0value\0value:x\0depth\0outer_entry\0",
+    "stored\0computed\0section\0inner\0attribute\0",
+)
+.as_bytes();
+
+/// Every placeholder, in the order of [`PLACEHOLDER_NAMES`].
+const PLACEHOLDERS: [Placeholder; 13] = [
+    Placeholder::Entry,
+    Placeholder::Record,
+    Placeholder::Position,
+    Placeholder::Offset,
+    Placeholder::Value,
+    Placeholder::ValueHex,
+    Placeholder::Depth,
+    Placeholder::OuterEntry,
+    Placeholder::Stored,
+    Placeholder::Computed,
+    Placeholder::Section,
+    Placeholder::Inner,
+    Placeholder::Attribute,
 ];
 
 /// A part of a template: text to copy, or a placeholder's name (between the braces).
@@ -475,6 +484,8 @@ mod tests {
         for (template, before) in [
             (" (entry {entry}: {value})", " (entry 3: "),
             (" ({nonsense})", " ("),
+            // The empty name after the last NUL of the names is no placeholder either.
+            (" ({})", " ("),
             (" (entry {entry", " (entry "),
             ("entry {entry}, {{ no", "entry 3, "),
         ] {
