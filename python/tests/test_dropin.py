@@ -319,3 +319,14 @@ def test_from_dlpack_shares_the_map_and_stays_read_only(tmp_path):
     with tpack.open(path) as f:
         shared = np.from_dlpack(f.get("double"))
     _assert_same_array(shared, tensors["double"], "after close")
+
+
+def test_big_endian_arrays_read_back_as_safetensors_reads_them(tmp_path):
+    tensors = {"f": np.arange(5, dtype=">f4") / 3, "i": np.arange(-3, 3, dtype=">i8").reshape(2, 3)}
+    st_numpy.save_file(tensors, str(tmp_path / "m.safetensors"))
+    tp_numpy.save_file(tensors, tmp_path / "m.tpack")
+    want = st_numpy.load_file(str(tmp_path / "m.safetensors"))
+    got = tp_numpy.load_file(tmp_path / "m.tpack")
+    _assert_same(got, want, "big-endian")
+    for name, source in tensors.items():
+        assert got[name].dtype == source.dtype.newbyteorder("<") and np.array_equal(got[name], source), name
