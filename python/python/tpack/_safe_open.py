@@ -136,7 +136,12 @@ class _SafeSlice:
         return self._view.get_dtype()
 
     def __getitem__(self, index: Any) -> Any:
-        return self._owner._convert(np.array(self._view[index]))
+        part = self._view[index]
+        # A view of the map is never writable (and an int index gives a numpy scalar): those are copied; a
+        # writable result is already numpy's own copy (advanced indexing), which is not copied twice.
+        if not (isinstance(part, np.ndarray) and part.flags.writeable):
+            part = np.array(part)
+        return self._owner._convert(part)
 
     def __len__(self) -> int:
         return len(self._view)
