@@ -23,6 +23,10 @@ Arrays stay valid after the container is closed: each one keeps the memory map a
 collected. torch: ``torch.from_numpy(f.get(name))`` shares the same memory (torch warns that the array is not
 writable; copy it with ``.clone()`` before writing to it).
 
+Coming from safetensors: ``from tpack.numpy import save_file, load_file`` and ``tpack.safe_open(path,
+framework="np")`` take safetensors' calls unchanged (the guide's "Migrating from safetensors" lists the
+differences).
+
 The full guide is installed with the package: ``importlib.resources.files("tpack") / "docs" / "python.md"``
 (the repository's ``docs/python.md``).
 """
@@ -41,10 +45,10 @@ from ._meta import MetaValue
 from ._signing import KeyLike, Signer, TrustedKey, generate_key, public_key_pem
 
 __all__ = [
-    "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize",
+    "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize", "safe_open",
     "generate_key", "public_key_pem",
     "Container", "Entry", "TensorSlice", "Typed", "MetaValue", "TrustedKey", "Signer",
-    "TpackError", "FormatError", "IntegrityError", "SignatureError",
+    "TpackError", "FormatError", "IntegrityError", "SignatureError", "SafetensorError",
     "DEFAULT_ALIGNMENT",
 ]
 __version__ = "0.1.0"
@@ -613,3 +617,7 @@ def dequantize(array: np.ndarray, dtype: str) -> np.ndarray:
     if dtype not in _quant.DEQUANTIZERS:
         raise KeyError(f"cannot dequantize {dtype!r}; supported: {', '.join(_quant.DEQUANTIZERS)}")
     return _quant.dequantize(array, dtype)
+
+
+# The safetensors drop-in reader is built on Container, so it is imported once everything above exists.
+from ._safe_open import SafetensorError, safe_open  # noqa: E402
