@@ -217,8 +217,8 @@ fn valid_vectors_are_what_the_writers_produce() {
     use tpack::write::{EntryDecl, SeekWriter, StreamWriter, VecBookkeeping};
 
     let mut checked = 0;
-    // Under Miri every 4th case (what the writers do on a big-endian host; natively and under QEMU every case).
-    for case in cases::valid_cases().iter().step_by(if cfg!(miri) { 4 } else { 1 }) {
+    // Under Miri every second case (what the writers do on a big-endian host; natively and under QEMU every case).
+    for case in cases::valid_cases().iter().step_by(if cfg!(miri) { 2 } else { 1 }) {
         let c = Container::parse(&case.bytes).unwrap();
         if c.version().1 > tpack::format::VERSION_MINOR || NOT_CANONICAL.contains(&case.name.as_str()) {
             continue; // What the writers cannot write: newer minors, and content their minor does not need.
