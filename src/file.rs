@@ -196,11 +196,13 @@ impl MappedFile {
     /// [`OpenError::Io`] if the file cannot be opened or mapped ([`io::ErrorKind::IsADirectory`] for a
     /// directory), [`OpenError::Format`] if it breaks a structural rule.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
-        let file = File::open(path).map_err(OpenError::Io)?;
-        // A directory opens on Unix, and mapping it fails with ENODEV ("No such device"), which says nothing
-        // of the cause.
+        let path = path.as_ref();
+        // A directory opens on Unix, and mapping it then fails with ENODEV ("No such device"); on Windows opening
+        // it fails with "Access denied". Neither says the cause.
+        let directory = || OpenError::Io(io::ErrorKind::IsADirectory.into());
+        let file = File::open(path).map_err(|e| if path.is_dir() { directory() } else { OpenError::Io(e) })?;
         if file.metadata().map_err(OpenError::Io)?.is_dir() {
-            return Err(OpenError::Io(io::ErrorKind::IsADirectory.into()));
+            return Err(directory());
         }
         // SAFETY: a shared read-only mapping. The one hazard is another process truncating or rewriting the
         // file while it is mapped, which no safe API can rule out for mapped files (safetensors and every other
