@@ -200,7 +200,8 @@ impl MappedFile {
         // A directory opens on Unix, and mapping it then fails with ENODEV ("No such device"); on Windows opening
         // it fails with "Access denied". Neither says the cause.
         let directory = || OpenError::Io(io::ErrorKind::IsADirectory.into());
-        let file = File::open(path).map_err(|e| if path.is_dir() { directory() } else { OpenError::Io(e) })?;
+        let file =
+            File::open(path).map_err(|e| if path.is_dir() { directory() } else { OpenError::Io(e) })?;
         if file.metadata().map_err(OpenError::Io)?.is_dir() {
             return Err(directory());
         }
