@@ -102,6 +102,12 @@ impl TempOutput {
         self.temp.as_file_mut().write_all(bytes)
     }
 
+    /// The temporary file itself, for a writer that needs `std::io::Write + Seek` (the zip archive of an
+    /// `.npz`).
+    pub(crate) fn file_mut(&mut self) -> &mut File {
+        self.temp.as_file_mut()
+    }
+
     /// A buffered, seekable sink over the temporary file for `tpack::write::SeekWriter`; it flushes when the writer
     /// finishes.
     pub(crate) fn sink(&mut self) -> Sink<'_> {

@@ -15,6 +15,7 @@ use ::tpack::{Container, OwnedMetaValue};
 use crate::error::Result;
 
 pub(crate) mod gguf;
+pub(crate) mod numpy;
 pub(crate) mod safetensors;
 pub(crate) mod tpack;
 
@@ -29,6 +30,10 @@ pub enum Format {
     Safetensors,
     /// A GGUF file.
     Gguf,
+    /// A NumPy `.npy` file (one array).
+    Npy,
+    /// A NumPy `.npz` file (a zip archive of `.npy` arrays).
+    Npz,
 }
 
 impl Format {
@@ -39,6 +44,8 @@ impl Format {
             Format::Tpack => "tpack",
             Format::Safetensors => "safetensors",
             Format::Gguf => "GGUF",
+            Format::Npy => "NumPy .npy",
+            Format::Npz => "NumPy .npz",
         }
     }
 
@@ -49,6 +56,8 @@ impl Format {
             Some("tpack") => Some(Format::Tpack),
             Some("safetensors") => Some(Format::Safetensors),
             Some("gguf") => Some(Format::Gguf),
+            Some("npy") => Some(Format::Npy),
+            Some("npz") => Some(Format::Npz),
             _ => None,
         }
     }
@@ -58,9 +67,12 @@ impl Format {
     pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
         // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
         // count ends in the byte 0x7b.
-        let tests: [(Format, Sniff); 3] = [
+        let tests: [(Format, Sniff); 5] = [
             (Format::Tpack, tpack::sniff),
             (Format::Gguf, gguf::sniff),
+            (Format::Npy, numpy::sniff_npy),
+            // Before any other zip archive: an .npz is one whose first member is a .npy array.
+            (Format::Npz, numpy::sniff_npz),
             (Format::Safetensors, safetensors::sniff),
         ];
         tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
@@ -102,8 +114,8 @@ pub(crate) fn not_a_model_file(path: &Path, bytes: &[u8]) -> String {
             format!("{path} is a zip archive, as PyTorch checkpoints written by torch.save are; {FROM_PYTORCH}")
         }
         _ => format!(
-            "{path} is not a tpack, safetensors or GGUF file (its first bytes match none of them); convert reads \
-             safetensors and GGUF files and tpack containers"
+            "{path} is not a tpack, safetensors, GGUF or NumPy file (its first bytes match none of them); convert \
+             reads safetensors, GGUF, NumPy .npy and .npz files and tpack containers"
         ),
     }
 }
@@ -203,10 +215,11 @@ pub(crate) struct Exported {
 }
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
-pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf];
+pub(crate) const IMPORTS: &[&dyn Import] =
+    &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npy, &numpy::Npz];
 
 /// The foreign formats `tpack convert` writes.
-pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf];
+pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npz];
 
 /// The reader of `format`, if it is a foreign format the tool reads.
 pub(crate) fn importer(format: Format) -> Option<&'static dyn Import> {
@@ -249,7 +262,7 @@ mod tests {
         // Protocol 1 and 6 are no PROTO opcodes PyTorch writes; an empty zip (PK\x05\x06) has no checkpoint.
         for other in [&[0x80, 1][..], &[0x80, 6], b"PK\x05\x06", b"hello"] {
             assert!(
-                not_a_model_file(p, other).contains("is not a tpack, safetensors or GGUF file"),
+                not_a_model_file(p, other).contains("is not a tpack, safetensors, GGUF or NumPy file"),
                 "{other:?}"
             );
         }

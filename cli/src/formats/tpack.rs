@@ -137,7 +137,7 @@ pub(crate) fn checksum_words(e: &tpack::Entry<'_>, stored: u32, computed: u32) -
 const WRITE_CHUNK: usize = 1024 * 1024;
 
 /// Where one output entry's payload comes from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Payload<'a> {
     /// Bytes already in memory or mapped.
     Bytes(&'a [u8]),
@@ -150,6 +150,8 @@ pub(crate) enum Payload<'a> {
         /// Bytes per element (1, 2, 4 or 8).
         width: usize,
     },
+    /// Bytes the reader made (decompressed, transposed, decoded) or holds a share of (a mapped file).
+    Shared(bytes::Bytes),
 }
 
 /// One entry to write.
@@ -206,14 +208,20 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
         let bar = crate::progress::bytes(total, "writing", quiet);
         let mut buffer = Vec::new();
         for e in entries {
-            match e.payload {
+            match &e.payload {
                 Payload::Bytes(bytes) => {
                     for chunk in bytes.chunks(WRITE_CHUNK) {
                         w.write(chunk).map_err(writer_error)?;
                         bar.inc(chunk.len() as u64);
                     }
                 }
-                Payload::Swapped { bytes, width } => {
+                Payload::Shared(bytes) => {
+                    for chunk in bytes.chunks(WRITE_CHUNK) {
+                        w.write(chunk).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
+                &Payload::Swapped { bytes, width } => {
                     for chunk in bytes.chunks(WRITE_CHUNK - WRITE_CHUNK % width.max(1)) {
                         buffer.clear();
                         buffer.extend_from_slice(chunk);
