@@ -59,3 +59,31 @@ pub use tpack::auth::Algorithm as KeyAlgorithm;
 pub fn parse_shard_size(text: &str) -> std::result::Result<u64, String> {
     shard_size::parse_size(text)
 }
+
+/// For the fuzz targets (`fuzz/fuzz_targets/npy.rs`, `onnx.rs`): reads `bytes` as a file of `format`, named
+/// `path` (whose directory an ONNX file's external data is looked for in), with that format's importer, and
+/// checks what it promises: every entry's payload has the length its declaration gives, which is the byte
+/// length its dtype and shape give. Returns the number of entries.
+///
+/// # Errors
+/// What the importer refuses; [`Kind::Input`] for a format the tool does not read.
+///
+/// # Panics
+/// When an entry's payload does not have its declared length: a bug in the importer.
+#[doc(hidden)]
+pub fn fuzz_read(format: Format, path: &std::path::Path, bytes: &[u8]) -> Result<usize> {
+    use formats::tpack::Payload;
+    let import = formats::importer(format)
+        .ok_or_else(|| CliError::input(format!("tpack does not read {} files", format.name())))?;
+    let model = import.read(path, bytes)?;
+    for e in &model.entries {
+        let have = match &e.payload {
+            Payload::Bytes(b) | Payload::Swapped { bytes: b, .. } => b.len(),
+            Payload::Shared(b) => b.len(),
+            Payload::File(_) => usize::MAX,
+        };
+        assert_eq!(have as u64, e.length, "entry {:?}: payload length", e.name);
+        assert_eq!(e.dtype.byte_len(&e.shape).ok(), Some(e.length), "entry {:?}: dtype and shape", e.name);
+    }
+    Ok(model.entries.len())
+}

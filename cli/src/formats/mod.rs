@@ -16,6 +16,7 @@ use crate::error::Result;
 
 pub(crate) mod gguf;
 pub(crate) mod numpy;
+pub(crate) mod onnx;
 pub(crate) mod safetensors;
 pub(crate) mod tpack;
 
@@ -34,6 +35,8 @@ pub enum Format {
     Npy,
     /// A NumPy `.npz` file (a zip archive of `.npy` arrays).
     Npz,
+    /// An ONNX model.
+    Onnx,
 }
 
 impl Format {
@@ -46,6 +49,7 @@ impl Format {
             Format::Gguf => "GGUF",
             Format::Npy => "NumPy .npy",
             Format::Npz => "NumPy .npz",
+            Format::Onnx => "ONNX",
         }
     }
 
@@ -58,6 +62,7 @@ impl Format {
             Some("gguf") => Some(Format::Gguf),
             Some("npy") => Some(Format::Npy),
             Some("npz") => Some(Format::Npz),
+            Some("onnx") => Some(Format::Onnx),
             _ => None,
         }
     }
@@ -67,12 +72,14 @@ impl Format {
     pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
         // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
         // count ends in the byte 0x7b.
-        let tests: [(Format, Sniff); 5] = [
+        let tests: [(Format, Sniff); 6] = [
             (Format::Tpack, tpack::sniff),
             (Format::Gguf, gguf::sniff),
             (Format::Npy, numpy::sniff_npy),
             // Before any other zip archive: an .npz is one whose first member is a .npy array.
             (Format::Npz, numpy::sniff_npz),
+            // Three bytes of protobuf, where the safetensors test reads one.
+            (Format::Onnx, onnx::sniff),
             (Format::Safetensors, safetensors::sniff),
         ];
         tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
@@ -114,8 +121,8 @@ pub(crate) fn not_a_model_file(path: &Path, bytes: &[u8]) -> String {
             format!("{path} is a zip archive, as PyTorch checkpoints written by torch.save are; {FROM_PYTORCH}")
         }
         _ => format!(
-            "{path} is not a tpack, safetensors, GGUF or NumPy file (its first bytes match none of them); convert \
-             reads safetensors, GGUF, NumPy .npy and .npz files and tpack containers"
+            "{path} is not a tpack, safetensors, GGUF, NumPy or ONNX file (its first bytes match none of them); \
+             convert reads safetensors, GGUF, NumPy .npy and .npz, and ONNX files and tpack containers"
         ),
     }
 }
@@ -216,7 +223,7 @@ pub(crate) struct Exported {
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
 pub(crate) const IMPORTS: &[&dyn Import] =
-    &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npy, &numpy::Npz];
+    &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npy, &numpy::Npz, &onnx::Onnx];
 
 /// The foreign formats `tpack convert` writes.
 pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npz];
@@ -262,7 +269,7 @@ mod tests {
         // Protocol 1 and 6 are no PROTO opcodes PyTorch writes; an empty zip (PK\x05\x06) has no checkpoint.
         for other in [&[0x80, 1][..], &[0x80, 6], b"PK\x05\x06", b"hello"] {
             assert!(
-                not_a_model_file(p, other).contains("is not a tpack, safetensors, GGUF or NumPy file"),
+                not_a_model_file(p, other).contains("is not a tpack, safetensors, GGUF, NumPy or ONNX file"),
                 "{other:?}"
             );
         }
