@@ -43,7 +43,9 @@ impl ExternalFiles {
                 "offset" => &mut offset,
                 "length" => &mut length,
                 "checksum" | "basepath" => continue,
-                other => return Err(format!("has the external-data key {other:?}, which ONNX does not define")),
+                other => {
+                    return Err(format!("has the external-data key {other:?}, which ONNX does not define"))
+                }
             };
             if slot.replace(value).is_some() {
                 return Err(format!("gives the external-data key {key:?} twice"));
@@ -51,10 +53,14 @@ impl ExternalFiles {
         }
         let location = location.ok_or("is EXTERNAL but gives no location")?;
         let number = |what: &str, text: Option<&str>| -> Result<Option<u64>, String> {
-            text.map(|t| t.parse::<u64>().map_err(|_| format!("has the external-data {what} {t:?}, not a byte count")))
-                .transpose()
+            text.map(|t| {
+                t.parse::<u64>().map_err(|_| format!("has the external-data {what} {t:?}, not a byte count"))
+            })
+            .transpose()
         };
         let offset = number("offset", offset)?.unwrap_or(0);
+        // Where the data lies is checked before anything else about it.
+        let file = self.file(location)?;
         if let Some(length) = number("length", length)? {
             if length != len {
                 return Err(format!(
@@ -62,9 +68,9 @@ impl ExternalFiles {
                 ));
             }
         }
-        let file = self.file(location)?;
-        let end = offset.checked_add(len).unwrap_or(u64::MAX);
-        let range = usize::try_from(offset).ok().zip(usize::try_from(end).ok()).filter(|&(_, e)| e <= file.len());
+        let end = offset.saturating_add(len);
+        let range =
+            usize::try_from(offset).ok().zip(usize::try_from(end).ok()).filter(|&(_, e)| e <= file.len());
         let Some((start, end)) = range else {
             return Err(format!(
                 "has external data at offset {offset}, {len} bytes, past its end: {location:?} has {} bytes",
@@ -88,7 +94,8 @@ impl ExternalFiles {
                 "has the absolute external-data location {location:?}; ONNX external data lies in the model's directory"
             ));
         }
-        let drive = location.as_bytes().get(1) == Some(&b':') && location.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+        let drive = location.as_bytes().get(1) == Some(&b':')
+            && location.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
         if location.contains('\\') || drive {
             return Err(format!(
                 "has the external-data location {location:?}, a Windows path (a backslash or a drive letter)"
@@ -101,7 +108,8 @@ impl ExternalFiles {
             ));
         }
         let joined = self.dir.join(path);
-        let cannot = |e: std::io::Error| format!("has external data in {location:?}, which cannot be read: {e}");
+        let cannot =
+            |e: std::io::Error| format!("has external data in {location:?}, which cannot be read: {e}");
         let real = joined.canonicalize().map_err(cannot)?;
         let dir = self.dir.canonicalize().map_err(cannot)?;
         if !real.starts_with(&dir) {
@@ -112,7 +120,8 @@ impl ExternalFiles {
         if !real.metadata().map_err(cannot)?.is_file() {
             return Err(format!("has external data in {location:?}, which is not a regular file"));
         }
-        let map = crate::fsutil::map(&real).map_err(|e| format!("has external data that cannot be read: {e}"))?;
+        let map =
+            crate::fsutil::map(&real).map_err(|e| format!("has external data that cannot be read: {e}"))?;
         let bytes = Bytes::from_owner(map);
         self.maps.insert(location.to_owned(), bytes.clone());
         Ok(bytes)

@@ -102,10 +102,14 @@ impl Walk<'_> {
         }
         if let Some(s) = g.sparse_initializer.first() {
             let name = s.values.as_ref().and_then(|v| v.name.as_deref()).unwrap_or_default();
-            return Err(self.refuse(&format!("{prefix}{name}"), "is a sparse initializer, which tpack cannot hold"));
+            return Err(
+                self.refuse(&format!("{prefix}{name}"), "is a sparse initializer, which tpack cannot hold")
+            );
         }
         for (index, node) in g.node.iter().enumerate() {
-            if node.op_type.as_deref() == Some("Constant") && matches!(node.domain.as_deref(), None | Some("" | "ai.onnx")) {
+            if node.op_type.as_deref() == Some("Constant")
+                && matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"))
+            {
                 self.constant(node, prefix)?;
             }
             let label = match node.name.as_deref() {
@@ -140,7 +144,9 @@ impl Walk<'_> {
             match a.name.as_deref().unwrap_or_default() {
                 "value" => match &a.t {
                     Some(t) => return self.tensor(name, t),
-                    None => return Err(self.refuse(&name, "is a Constant whose value attribute holds no tensor")),
+                    None => {
+                        return Err(self.refuse(&name, "is a Constant whose value attribute holds no tensor"))
+                    }
                 },
                 "value_float" => return self.push(name, scalar_f32(a)),
                 "value_floats" => return self.push(name, floats(a)),
@@ -150,7 +156,9 @@ impl Walk<'_> {
                     self.strings += 1;
                     return Ok(());
                 }
-                "sparse_value" => return Err(self.refuse(&name, "is a sparse Constant, which tpack cannot hold")),
+                "sparse_value" => {
+                    return Err(self.refuse(&name, "is a sparse Constant, which tpack cannot hold"))
+                }
                 _ => {}
             }
         }
@@ -160,7 +168,11 @@ impl Walk<'_> {
 
 fn scalar_f32(a: &AttributeProto) -> tensor::Tensor {
     let v = a.f.unwrap_or_default();
-    tensor::Tensor { dtype: tpack::Dtype::F32, shape: Vec::new(), data: Bytes::copy_from_slice(&v.to_le_bytes()) }
+    tensor::Tensor {
+        dtype: tpack::Dtype::F32,
+        shape: Vec::new(),
+        data: Bytes::copy_from_slice(&v.to_le_bytes()),
+    }
 }
 
 fn floats(a: &AttributeProto) -> tensor::Tensor {
@@ -209,7 +221,10 @@ fn metadata(input: &Path, m: &ModelProto) -> Result<Vec<(String, OwnedMetaValue)
         };
         let k = key(&format!("opset.{domain}"));
         if !seen.insert(k.clone()) {
-            return Err(CliError::input(format!("{}: it imports the opset domain {domain:?} twice", input.display())));
+            return Err(CliError::input(format!(
+                "{}: it imports the opset domain {domain:?} twice",
+                input.display()
+            )));
         }
         out.push((k, OwnedMetaValue::from(o.version.unwrap_or_default())));
     }
@@ -245,15 +260,19 @@ impl Import for Onnx {
     /// See the module documentation: every tensor, in graph order (initializers, then `Constant` nodes and
     /// subgraphs node by node), and the model's fields as `onnx.*` metadata.
     fn read<'a>(&self, input: &Path, bytes: &'a [u8]) -> Result<Model<'a>> {
-        let model = ModelProto::decode(shared(input, bytes)).map_err(|e| {
-            CliError::input(format!("{} is not a valid ONNX model: {e}", input.display()))
-        })?;
+        let model = ModelProto::decode(shared(input, bytes))
+            .map_err(|e| CliError::input(format!("{} is not a valid ONNX model: {e}", input.display())))?;
         let dir = match input.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let mut walk =
-            Walk { input, files: ExternalFiles::new(dir), entries: Vec::new(), names: HashSet::new(), strings: 0 };
+        let mut walk = Walk {
+            input,
+            files: ExternalFiles::new(dir),
+            entries: Vec::new(),
+            names: HashSet::new(),
+            strings: 0,
+        };
         let Some(graph) = &model.graph else {
             return Err(CliError::input(format!("{} is an ONNX model with no graph", input.display())));
         };

@@ -47,12 +47,7 @@ fn dtype(code: i32) -> Result<Dtype, String> {
         DataType::Float8e5m2fnuz => Dtype::F8E5M2FNUZ,
         DataType::Float8e8m0 => Dtype::F8E8M0,
         DataType::Float4e2m1 => Dtype::F4E2M1,
-        other => {
-            return Err(format!(
-                "has data type {}, which tpack has no dtype for",
-                other.as_str_name()
-            ))
-        }
+        other => return Err(format!("has data type {}, which tpack has no dtype for", other.as_str_name())),
     })
 }
 
@@ -135,7 +130,10 @@ pub(crate) fn convert(t: &TensorProto, files: &mut ExternalFiles) -> Result<Tens
     }
     let Some(how) = typed(dtype) else {
         return Err(match used.first() {
-            Some(field) => format!("has its {} elements in {field}, which tpack reads only as raw_data", dtype.name().unwrap_or("?")),
+            Some(field) => format!(
+                "has its {} elements in {field}, which tpack reads only as raw_data",
+                dtype.name().unwrap_or("?")
+            ),
             None if count == 0 => return Ok(Tensor { dtype, shape, data: Bytes::new() }),
             None => "holds no data".to_owned(),
         });
@@ -165,7 +163,9 @@ fn typed_bytes(t: &TensorProto, how: Typed, count: u64) -> Result<Vec<u8>, Strin
             for (i, &v) in t.int32_data.iter().enumerate() {
                 let v = i64::from(v);
                 if v < min || v > max {
-                    return Err(format!("has int32_data value {i} = {v}, outside {min}..={max} for its type"));
+                    return Err(format!(
+                        "has int32_data value {i} = {v}, outside {min}..={max} for its type"
+                    ));
                 }
                 out.extend(v.to_le_bytes().get(..width).unwrap_or_default());
             }
@@ -235,7 +235,9 @@ mod tests {
         assert!(convert(&t, &mut files).unwrap_err().contains("outside 0..=1"));
         let mut t = tensor(DataType::Float, &[3]);
         t.float_data = vec![1.0];
-        assert!(convert(&t, &mut files).unwrap_err().contains("1 values in float_data where its shape needs 3"));
+        assert!(convert(&t, &mut files)
+            .unwrap_err()
+            .contains("1 values in float_data where its shape needs 3"));
         let mut t = tensor(DataType::Float, &[1]);
         t.float_data = vec![1.0];
         t.int64_data = vec![1];
@@ -244,8 +246,12 @@ mod tests {
         assert!(convert(&t, &mut files).unwrap_err().contains("negative dimension -1"));
         let mut t = tensor(DataType::Float, &[2]);
         t.raw_data = Some(Bytes::from_static(&[0; 7]));
-        assert!(convert(&t, &mut files).unwrap_err().contains("7 bytes of raw_data where its shape [2] needs 8"));
-        for (d, word) in [(DataType::String, "STRING"), (DataType::Complex128, "COMPLEX128"), (DataType::Int4, "INT4")] {
+        assert!(convert(&t, &mut files)
+            .unwrap_err()
+            .contains("7 bytes of raw_data where its shape [2] needs 8"));
+        for (d, word) in
+            [(DataType::String, "STRING"), (DataType::Complex128, "COMPLEX128"), (DataType::Int4, "INT4")]
+        {
             assert!(convert(&tensor(d, &[1]), &mut files).unwrap_err().contains(word), "{word}");
         }
         assert!(convert(&tensor(DataType::Float, &[1]), &mut files).unwrap_err().contains("holds no data"));
