@@ -14,8 +14,8 @@ Exit codes:
   0  success (for verify: the file is intact, and authentic when --key is given)
   1  a tpack file is invalid or corrupt, or (verify --key) not authentic
   2  the command line is wrong
-  3  an input cannot be used: a manifest problem, an invalid safetensors or
-     GGUF file, a dtype the output format cannot store
+  3  an input cannot be used: a manifest problem, an invalid safetensors,
+     GGUF, NumPy or ONNX file, a dtype the output format cannot store
   4  a file cannot be read or written, or an output exists without --force,
      or an input was cut short while it was read
   130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM; the unfinished output
@@ -52,7 +52,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show what a tpack, safetensors or GGUF file holds: header, entries as a tree of name pieces, totals, metadata.
+    /// Show what a tpack, safetensors, GGUF, NumPy (.npy, .npz) or ONNX file holds: header, entries as a tree of name pieces, totals, metadata.
     ///
     /// The format is told from the file's first bytes. For tpack, the structure is checked (every rule but the
     /// payload checksums; `tpack verify` checks those too); a foreign file is checked as `tpack convert` reads it.
@@ -64,7 +64,7 @@ enum Command {
                             tpack inspect model.tpack --entry tok_embeddings.weight"
     )]
     Inspect {
-        /// The tpack, safetensors or GGUF file.
+        /// The tpack, safetensors, GGUF, NumPy (.npy, .npz) or ONNX file.
         file: PathBuf,
         /// Print JSON (schema `tpack-inspect/3`, documented in docs/cli.md) instead of text.
         #[arg(long)]
@@ -230,7 +230,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Convert safetensors → tpack, GGUF → tpack (every GGML type), tpack → safetensors or tpack → GGUF.
+    /// Convert safetensors, GGUF (every GGML type), NumPy .npy/.npz or ONNX → tpack; tpack → safetensors, GGUF or
+    /// NumPy .npz.
     ///
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
     /// Tensor bytes are copied unchanged; the input is validated completely first. A GGUF file converted to
@@ -273,6 +274,7 @@ enum Target {
     Tpack,
     Safetensors,
     Gguf,
+    Npz,
 }
 
 fn main() {
@@ -340,6 +342,7 @@ fn main() {
                 Target::Tpack => Format::Tpack,
                 Target::Safetensors => Format::Safetensors,
                 Target::Gguf => Format::Gguf,
+                Target::Npz => Format::Npz,
             });
             run_convert(input, output, to, *force, *max_shard_size, quiet)
         }

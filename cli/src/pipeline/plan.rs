@@ -220,7 +220,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack, \
-             tpack → safetensors and tpack → GGUF"
+             NumPy .npy → tpack, NumPy .npz → tpack, ONNX → tpack, tpack → safetensors, tpack → GGUF and \
+             tpack → NumPy .npz"
         );
         assert_eq!(e.kind(), crate::Kind::Input);
     }

@@ -254,7 +254,12 @@ mod tests {
         {
             assert!(convert(&tensor(d, &[1]), &mut files).unwrap_err().contains(word), "{word}");
         }
-        assert!(convert(&tensor(DataType::Float, &[1]), &mut files).unwrap_err().contains("holds no data"));
+        assert!(convert(&tensor(DataType::Float, &[1]), &mut files)
+            .unwrap_err()
+            .contains("has 0 values in float_data"));
+        assert!(convert(&tensor(DataType::Float4e2m1, &[2]), &mut files)
+            .unwrap_err()
+            .contains("holds no data"));
         assert_eq!(convert(&tensor(DataType::Float, &[0, 3]), &mut files).unwrap().data.len(), 0);
     }
 }
