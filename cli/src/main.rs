@@ -230,8 +230,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Convert safetensors, GGUF (every GGML type), NumPy .npy/.npz or ONNX → tpack; tpack → safetensors, GGUF or
-    /// NumPy .npz.
+    /// Convert safetensors, GGUF (every GGML type), NumPy .npy/.npz or ONNX → tpack; tpack → safetensors, GGUF,
+    /// NumPy .npz or ONNX (an initializer-only model and its external-data file).
     ///
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
     /// Tensor bytes are copied unchanged; the input is validated completely first. A GGUF file converted to
@@ -275,6 +275,7 @@ enum Target {
     Safetensors,
     Gguf,
     Npz,
+    Onnx,
 }
 
 fn main() {
@@ -343,6 +344,7 @@ fn main() {
                 Target::Safetensors => Format::Safetensors,
                 Target::Gguf => Format::Gguf,
                 Target::Npz => Format::Npz,
+                Target::Onnx => Format::Onnx,
             });
             run_convert(input, output, to, *force, *max_shard_size, quiet)
         }

@@ -239,3 +239,65 @@ fn nesting_past_the_protobuf_limit_is_refused() {
     let report = assert_ok(&run!("convert", &fine, dir.path().join("f.tpack")));
     assert!(report.contains("0 tensors"), "{report}");
 }
+
+/// The Python with the `onnx` package: `$TPACK_ONNX_PYTHON`, else `$TPACK_PYTHON` or `python3` if it has it.
+/// CI's Python has no `onnx`, so a missing one skips the check (with a note) rather than failing.
+fn onnx_python() -> Option<PathBuf> {
+    let candidates =
+        ["TPACK_ONNX_PYTHON", "TPACK_PYTHON"].iter().filter_map(std::env::var_os).map(PathBuf::from);
+    let found = candidates.chain([PathBuf::from("python3")]).find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import onnx, ml_dtypes"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        eprintln!("note: no Python with onnx and ml_dtypes; skipping the onnx.load read-back");
+    }
+    found
+}
+
+#[test]
+fn tpack_to_onnx_external_data_is_read_back_equal_by_onnx_load_and_by_tpack() {
+    let expected = expected_onnx();
+    let dir = tempfile::tempdir().unwrap();
+    for name in MODELS {
+        let stem = name.replace('/', "_").replace(".onnx", "");
+        let mid = dir.path().join(format!("{stem}.tpack"));
+        let back = dir.path().join(format!("{stem}.back.onnx"));
+        assert_ok(&run!("convert", onnx_fixture(name), &mid));
+        let report = assert_ok(&run!("convert", &mid, &back));
+        assert!(report.contains(&format!("{stem}.back.onnx.data")), "{report}");
+        // Every tensor is an initializer now, under the name it had in tpack: the same tensors and fields.
+        let again = dir.path().join(format!("{stem}.again.tpack"));
+        assert_ok(&run!("convert", &back, &again));
+        assert_eq!(described(&again, &expected[name]), expected[name], "{name}");
+        if let Some(py) = onnx_python() {
+            let out = std::process::Command::new(&py)
+                .arg(onnx_fixture("make_onnx.py"))
+                .arg(&back)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "onnx.load refused {name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(read[back.file_name().unwrap().to_str().unwrap()], expected[name], "{name}");
+        }
+    }
+}
+
+#[test]
+fn what_onnx_cannot_hold_is_refused_before_any_file_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("q.tpack");
+    let mut b = tpack::write::Builder::new();
+    b.push(tpack::write::NewEntry::new("w", Dtype::F32, &[2], &[0; 8])).unwrap();
+    b.push(tpack::write::NewEntry::new("q", Dtype::Q8_0, &[32], &[0; 34])).unwrap();
+    std::fs::write(&input, b.finish().unwrap()).unwrap();
+    let out = dir.path().join("q.onnx");
+    assert_fails(&run!("convert", &input, &out), 3, &["entry \"q\"", "Q8_0", "ONNX has no tensor type"]);
+    assert!(!out.exists() && !dir.path().join("q.onnx.data").exists());
+}

@@ -226,7 +226,8 @@ pub(crate) const IMPORTS: &[&dyn Import] =
     &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npy, &numpy::Npz, &onnx::Onnx];
 
 /// The foreign formats `tpack convert` writes.
-pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npz];
+pub(crate) const EXPORTS: &[&dyn Export] =
+    &[&safetensors::Safetensors, &gguf::Gguf, &numpy::Npz, &onnx::Onnx];
 
 /// The reader of `format`, if it is a foreign format the tool reads.
 pub(crate) fn importer(format: Format) -> Option<&'static dyn Import> {

@@ -25,6 +25,7 @@ use super::tpack::{OutEntry, Payload};
 use super::{Format, Import, Model};
 use crate::error::{CliError, Result};
 
+mod export;
 mod external;
 mod tensor;
 
