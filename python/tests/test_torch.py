@@ -298,6 +298,12 @@ def test_torch_from_dlpack_shares_the_map(tmp_path):
                 assert shared.data_ptr() == view.ctypes.data, name
                 where = mapping_of(shared.data_ptr())
                 assert where[-1] == str(path) and where[1].startswith("r-"), (name, where)  # the read-only map
+            # A writable view shares its own private mapping, which torch may write to.
+            mine = torch.from_dlpack(f.get(name, writable=True))
+            if mine.numel():
+                assert mapping_of(mine.data_ptr())[1].startswith("rw"), name
+                scribble(mine)
+            _assert_same(torch.from_dlpack(f.get(name)), want, name)
         # BF16 and FP8 (ml_dtypes arrays, which DLPack cannot describe) cross as their bits.
         tpack.save(tmp_path / "bf.tpack", {"w": tpack.Typed("BF16", state["f32"].to(torch.bfloat16)
                                                               .view(torch.int16).numpy().view(np.uint16))})

@@ -1,4 +1,4 @@
-"""tpack: zero-copy, checksummed model weights for numpy (and torch through ``torch.from_numpy``).
+"""tpack: zero-copy, checksummed model weights for numpy, torch (``tpack.torch``) and JAX.
 
 Reading::
 
@@ -20,11 +20,11 @@ Signing and verifying (format 1.2)::
         w = f.get("w")                            # checks w's signed digest, the first time only
 
 Arrays stay valid after the container is closed: each one keeps the memory map alive until it is garbage
-collected. torch: ``torch.from_numpy(f.get(name))`` shares the same memory (torch warns that the array is not
-writable; copy it with ``.clone()`` before writing to it).
+collected. ``f.get(name, writable=True)`` is writable, over a private copy-on-write mapping of that payload.
 
-Coming from safetensors: ``from tpack.numpy import save_file, load_file`` and ``tpack.safe_open(path,
-framework="np")`` take safetensors' calls unchanged (the guide's "Migrating from safetensors" lists the
+Coming from safetensors: ``from tpack.numpy import save_file, load_file``, ``from tpack.torch import save_file,
+load_file, save_model, load_model`` and ``tpack.safe_open(path, framework="np"/"pt"/"jax")`` take safetensors'
+calls unchanged (the guide's "Migrating from safetensors" lists the
 differences).
 
 The full guide is installed with the package: ``importlib.resources.files("tpack") / "docs" / "python.md"``
@@ -316,7 +316,9 @@ class Container:
         RAW, CONTAINER and SIGNATURE as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format
         version as its raw bytes.
 
-        The array's ``base`` keeps the map alive, also after :meth:`close`. For torch: ``torch.from_numpy(a)``.
+        The array's ``base`` keeps the map alive, also after :meth:`close`. It exports DLPack:
+        ``torch.from_dlpack(a)`` shares the read-only map (torch cannot mark it read-only: a write kills the
+        process with SIGSEGV, so take ``writable=True`` for a tensor you will write to).
 
         In a container opened with a policy (``keys=``…), the entry's payload is checked the first time it is
         read, here or by any other method: against its signed digest (SHA-256), or its CRC if the container is
