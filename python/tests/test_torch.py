@@ -368,3 +368,22 @@ def test_tpack_torch_names_torch_when_it_is_missing(tmp_path, monkeypatch):
         with pytest.raises(ModuleNotFoundError, match="needs torch") as info:
             call()
         assert info.value.name == "torch"
+
+
+def test_bf16_and_fp8_reach_torch_as_their_dtype_without_ml_dtypes(tmp_path, monkeypatch):
+    """Without ml_dtypes numpy holds BF16 and FP8 as same-width unsigned integers; torch still gets its dtype."""
+    import tpack._dtypes
+
+    state = {k: v for k, v in _state().items() if k in ("bf16", "f8e4m3", "f8e5m2", "f32", "int.torch.uint8")}
+    path = tmp_path / "m.tpack"
+    tp_torch.save_file(state, path)
+    monkeypatch.setattr(tpack._dtypes, "_ml", None)
+    with tpack.open(path) as f:
+        assert f.get("bf16").dtype == np.uint16  # what numpy gets without ml_dtypes
+    _assert_same(tp_torch.load_file(path), state, "load_file")
+    _assert_same(tp_torch.load(path.read_bytes()), state, "load")
+    with tpack.safe_open(path, "pt") as f:
+        _assert_same({k: f.get_tensor(k) for k in f.keys()}, state, "get_tensor")
+        _assert_same(f.get_slice("bf16")[1:], state["bf16"][1:], "get_slice")
+    tp_torch.save_file(state, tmp_path / "again.tpack")  # saving needs no ml_dtypes either
+    _assert_same(tp_torch.load_file(tmp_path / "again.tpack"), state, "saved again")

@@ -7,6 +7,7 @@ mapping of its payload. ``tpack.open`` is the zero-copy, read-only reader.
 
 from __future__ import annotations
 
+import abc
 import importlib
 import json
 import os
@@ -35,19 +36,17 @@ class _NoTensor(TpackError, KeyError):
 #: safetensors' framework names → the package that provides the framework's tensors.
 _FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch", "jax": "jax", "flax": "jax"}
 
-class _Framework:
-    """How one framework's tensors are made from a container's entries.
+class _Framework(abc.ABC):
+    """How one framework's tensors are made from a container's entries."""
 
-    ``tensor(c, name)`` gives a whole entry; ``part(bits, dtype)`` turns the selected elements of an entry's
-    plain view (BF16 and FP8 as same-width unsigned integers, see ``Container._bits``) into a tensor of their
-    own.
-    """
-
+    @abc.abstractmethod
     def tensor(self, c: Container, name: str) -> Any:
-        raise NotImplementedError
+        """Entry ``name`` of ``c`` as a private tensor."""
 
+    @abc.abstractmethod
     def part(self, bits: np.ndarray, dtype: Union[str, int]) -> Any:
-        raise NotImplementedError
+        """The selected elements of an entry's plain view (BF16 and FP8 as same-width unsigned integers, see
+        ``Container._bits``), of tpack dtype ``dtype``, as a tensor of their own."""
 
 
 class _Numpy(_Framework):
