@@ -52,13 +52,18 @@ const RESULT_CODES: u32 = 17;
 
 /// The message of result code `result`, without its NUL (which follows it in [`RESULT_TEXTS`]).
 fn result_text(result: u32) -> &'static str {
-    let mut rest = RESULT_TEXTS;
-    for _ in 0..result.min(RESULT_CODES) {
-        let next = rest.bytes().position(|b| b == 0).map_or(rest.len(), |nul| nul.saturating_add(1));
-        rest = rest.get(next..).unwrap_or("");
+    let wanted = result.min(RESULT_CODES);
+    let (mut start, mut seen) = (0usize, 0u32);
+    for (at, byte) in RESULT_TEXTS.bytes().enumerate() {
+        if byte == 0 {
+            if seen == wanted {
+                return RESULT_TEXTS.get(start..at).unwrap_or("");
+            }
+            seen = seen.saturating_add(1);
+            start = at.saturating_add(1);
+        }
     }
-    let len = rest.bytes().position(|b| b == 0).unwrap_or(rest.len());
-    rest.get(..len).unwrap_or("")
+    ""
 }
 
 /// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.

@@ -29,7 +29,7 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
     }
     let flagged = container.compat_flags() & COMPAT_SIGNED != 0;
     let has_entry = container.entries().any(|e| e.dtype() == Dtype::SIGNATURE);
-    let has_keys = container.metadata.keys().any(|key| key.starts_with(SIGNATURE_KEY_PREFIX.as_bytes()));
+    let (has_keys, undefined) = reserved_keys(container);
     if flagged != has_entry || (has_keys && !flagged) {
         return Err(Error::SignedFlag);
     }
@@ -48,7 +48,7 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
     let Some(last) = last.and_then(|last| container.entry(last)).filter(|_| flagged) else {
         return Ok(());
     };
-    let algorithm = attributes(container, minor)?;
+    let algorithm = attributes(container, minor, undefined)?;
     // R57: the digests of the other entries, then the signature.
     let digests = len_u64(last.position()).checked_mul(len_u64(DIGEST_LEN));
     let entry = position_u32(last.position());
@@ -68,7 +68,23 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
 
 /// R56 for a flagged container: each signed attribute in turn, then the keys this version does not define.
 /// Returns the algorithm, `None` for one of a newer minor.
-fn attributes(container: &Container<'_>, minor: u16) -> Result<Option<Algorithm>, Error> {
+/// Whether a metadata key starts with the reserved prefix `tpack.sig.`, and whether one of those is not an
+/// attribute this version defines: one pass over the keys for both.
+fn reserved_keys(container: &Container<'_>) -> (bool, bool) {
+    let defined = [KEY_ALGORITHM, KEY_KEY_ID, KEY_COUNTER, KEY_SUBJECT, KEY_PUBLIC_KEY];
+    let (mut reserved, mut undefined) = (false, false);
+    for key in container.metadata.keys() {
+        if key.starts_with(SIGNATURE_KEY_PREFIX.as_bytes()) {
+            reserved = true;
+            undefined |= !defined.iter().any(|d| d.as_bytes() == key);
+        }
+    }
+    (reserved, undefined)
+}
+
+/// R56 for a flagged container: each signed attribute has its type and length; `undefined` is whether a
+/// reserved key is not one of them ([`reserved_keys`]).
+fn attributes(container: &Container<'_>, minor: u16, undefined: bool) -> Result<Option<Algorithm>, Error> {
     // Types and lengths only, read from the records (`typed_bytes`, `u64_value`): no value is decoded.
     let meta = container.metadata;
     let fault = |attribute| Error::SignatureMeta { attribute };
@@ -96,10 +112,6 @@ fn attributes(container: &Container<'_>, minor: u16) -> Result<Option<Algorithm>
         (Some((MetaType::BYTES, key)), Some(algorithm)) if key.len() == algorithm.public_key_len() => {}
         (Some(_), _) => return Err(fault(SignedAttribute::PublicKey)),
     }
-    let defined = [KEY_ALGORITHM, KEY_KEY_ID, KEY_COUNTER, KEY_SUBJECT, KEY_PUBLIC_KEY];
-    let undefined = meta.keys().any(|key| {
-        key.starts_with(SIGNATURE_KEY_PREFIX.as_bytes()) && !defined.iter().any(|d| d.as_bytes() == key)
-    });
     if undefined && !is_newer_minor(minor) {
         return Err(fault(SignedAttribute::Unknown));
     }
