@@ -251,6 +251,11 @@ mod tests {
         assert_eq!(Format::sniff(&gguf), Some(Format::Gguf));
         let safetensors = [&2u64.to_le_bytes()[..], b"{}"].concat();
         assert_eq!(Format::sniff(&safetensors), Some(Format::Safetensors));
+        assert_eq!(Format::sniff(b"\x93NUMPY\x01\x00v\x00{'descr'"), Some(Format::Npy));
+        let npz = [&b"PK\x03\x04"[..], &[0; 22], &5u16.to_le_bytes(), &[0, 0], b"w.npy"].concat();
+        assert_eq!(Format::sniff(&npz), Some(Format::Npz));
+        // An ONNX model whose byte 8 is `{` is still ONNX: its test is the more specific.
+        assert_eq!(Format::sniff(b"\x08\x08\x12\x06abcd{"), Some(Format::Onnx));
         for other in [&b""[..], b"GGU", b"12345678", b"12345678[]"] {
             assert_eq!(Format::sniff(other), None, "{other:?}");
         }

@@ -129,14 +129,15 @@ pub(crate) fn convert(t: &TensorProto, files: &mut ExternalFiles) -> Result<Tens
         return Ok(Tensor { dtype, shape, data: raw.clone() });
     }
     let Some(how) = typed(dtype) else {
-        return Err(match used.first() {
-            Some(field) => format!(
+        // Float4 (packed two a byte in int32_data) is read from raw_data only.
+        return match used.first() {
+            Some(field) => Err(format!(
                 "has its {} elements in {field}, which tpack reads only as raw_data",
                 dtype.name().unwrap_or("?")
-            ),
-            None if count == 0 => return Ok(Tensor { dtype, shape, data: Bytes::new() }),
-            None => "holds no data".to_owned(),
-        });
+            )),
+            None if count == 0 => Ok(Tensor { dtype, shape, data: Bytes::new() }),
+            None => Err("holds no data".to_owned()),
+        };
     };
     let data = typed_bytes(t, how, count)?;
     Ok(Tensor { dtype, shape, data: Bytes::from(data) })
