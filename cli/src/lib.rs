@@ -10,9 +10,10 @@
 //! Public are only the entry points the binary, the end-to-end tests and the memory benchmark call: one
 //! `run_*` function per command (with its options), the [`Format`] that `convert --to` names, the
 //! [`KeyAlgorithm`] of `keygen`, the `--max-shard-size` parser
-//! ([`parse_shard_size`]), the error type, and the signal
-//! handling the binary installs ([`signals`]). The GGUF
-//! parser is its own crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate.
+//! ([`parse_shard_size`]), the error type, the signal handling the binary installs ([`signals`]), and
+//! `fuzz_read`, through which the fuzz targets reach the NumPy and ONNX readers. The GGUF parser is its own
+//! crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate, `.npz` archives by `zip`, and
+//! ONNX protobuf by `prost` (with types generated from the official `onnx.proto`).
 
 mod commands;
 mod describe;
