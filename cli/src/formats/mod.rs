@@ -15,6 +15,7 @@ use ::tpack::{Container, OwnedMetaValue};
 use crate::error::Result;
 
 pub(crate) mod gguf;
+pub(crate) mod pytorch;
 pub(crate) mod safetensors;
 pub(crate) mod tpack;
 
@@ -29,6 +30,8 @@ pub enum Format {
     Safetensors,
     /// A GGUF file.
     Gguf,
+    /// A PyTorch checkpoint: a `torch.save` zip archive or legacy stream, or a TorchScript archive.
+    Pytorch,
 }
 
 impl Format {
@@ -39,6 +42,7 @@ impl Format {
             Format::Tpack => "tpack",
             Format::Safetensors => "safetensors",
             Format::Gguf => "GGUF",
+            Format::Pytorch => "PyTorch",
         }
     }
 
@@ -58,9 +62,10 @@ impl Format {
     pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
         // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
         // count ends in the byte 0x7b.
-        let tests: [(Format, Sniff); 3] = [
+        let tests: [(Format, Sniff); 4] = [
             (Format::Tpack, tpack::sniff),
             (Format::Gguf, gguf::sniff),
+            (Format::Pytorch, pytorch::sniff),
             (Format::Safetensors, safetensors::sniff),
         ];
         tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
@@ -203,7 +208,7 @@ pub(crate) struct Exported {
 }
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
-pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf];
+pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf, &pytorch::Pytorch];
 
 /// The foreign formats `tpack convert` writes.
 pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf];
