@@ -73,12 +73,26 @@ pub struct Checkpoint<'a> {
     pub skipped: Vec<String>,
 }
 
-/// Whether `bytes` look like a checkpoint this crate reads: a legacy stream's head, or a zip archive with a
-/// `<name>/data.pkl` record.
+/// The records a PyTorch archive may start with, after its `<name>/`: `torch.save` writes `data.pkl` first,
+/// `torch.jit.save` its tensors, code or constants.
+const FIRST_RECORDS: [&str; 4] = ["data.pkl", "data/", "code/", "constants"];
+
+/// Whether `bytes` look like a checkpoint this crate reads: a legacy stream's head, or a zip archive whose
+/// first record is one a PyTorch archive starts with (`<name>/data.pkl`, ...). Only the first local header is
+/// read, so a damaged archive is still told to be PyTorch's and [`read`] says what is wrong with it; an
+/// `.npz` (whose records are `<array>.npy`) is not.
 #[must_use]
 pub fn sniff(bytes: &[u8]) -> bool {
-    bytes.starts_with(LEGACY_HEAD)
-        || (zip::is_zip(bytes) && zip::entries(bytes).is_ok_and(|e| archive_prefix(&e).is_ok()))
+    bytes.starts_with(LEGACY_HEAD) || zip::first_name(bytes).is_some_and(is_first_record)
+}
+
+/// Whether `name` is `<name>/` and one of [`FIRST_RECORDS`].
+fn is_first_record(name: &[u8]) -> bool {
+    let Some(slash) = name.iter().position(|&b| b == b'/') else {
+        return false;
+    };
+    let rest = name.get(slash.saturating_add(1)..).unwrap_or_default();
+    slash > 0 && FIRST_RECORDS.iter().any(|r| rest.starts_with(r.as_bytes()))
 }
 
 /// Reads a checkpoint of any of the three kinds.

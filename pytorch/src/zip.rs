@@ -92,6 +92,16 @@ pub fn is_zip(bytes: &[u8]) -> bool {
     bytes.starts_with(LOCAL_MAGIC)
 }
 
+/// The name in the first local header, if `bytes` starts with one (nothing else is checked).
+#[must_use]
+pub fn first_name(bytes: &[u8]) -> Option<&[u8]> {
+    if !is_zip(bytes) {
+        return None;
+    }
+    let len = usize::from(u16_at(bytes, 26)?);
+    bytes.get(LOCAL_LEN..LOCAL_LEN.checked_add(len)?)
+}
+
 /// Where the end-of-central-directory record starts: the last signature whose comment ends the input.
 fn find_end(bytes: &[u8]) -> Result<usize> {
     let last = bytes.len().checked_sub(END_LEN).ok_or_else(|| bad("it is shorter than an end record"))?;
