@@ -32,3 +32,6 @@ pub use checkpoint::{read, sniff, Checkpoint, Kind, Tensor, LEGACY_HEAD, LEGACY_
 pub use element::Element;
 pub use error::{Error, Result};
 pub use flatten::Scalar;
+
+#[cfg(test)]
+mod tests;

@@ -488,7 +488,7 @@ impl<'a> Machine<'a, '_> {
         let Value::Dict { node, .. } = dict else {
             return Err(self.err(format!("SETITEM on a {}, not a dict", dict.type_name())));
         };
-        if items.len() % 2 != 0 {
+        if !items.len().is_multiple_of(2) {
             return Err(self.err("SETITEMS has an odd number of values"));
         }
         self.count_items(items.len())?;
