@@ -22,8 +22,15 @@ fn expected() -> Value {
 }
 
 /// The files torch wrote, one of each kind.
-const CHECKPOINTS: [&str; 6] =
-    ["zip.pt", "legacy.pt", "protocol4.pt", "pytorch_model.bin", "one_tensor.pt", "script.pt"];
+const CHECKPOINTS: [&str; 7] = [
+    "zip.pt",
+    "legacy.pt",
+    "protocol4.pt",
+    "pytorch_model.bin",
+    "one_tensor.pt",
+    "script.pt",
+    "bigendian.pt",
+];
 
 /// A tpack metadata value as the JSON torch's plain value was written as.
 fn as_json(v: MetaValue<'_>) -> Value {
