@@ -111,7 +111,10 @@ const HOSTILE: &[(&str, &[&str])] = &[
     ("hostile_obj_system.pt", &["pickle global posix.system is not allowed", "GLOBAL"]),
     ("hostile_build_setstate.pt", &["pickle global os.system is not allowed"]),
     ("hostile_build_list.pt", &["BUILD on a list is refused"]),
-    ("hostile_reduce_ordereddict_args.pt", &["OrderedDict is called with arguments PyTorch does not write"]),
+    (
+        "hostile_reduce_ordereddict_args.pt",
+        &["collections.OrderedDict is called with arguments PyTorch does not write"],
+    ),
     ("hostile_memo_bomb.pt", &["the values visited while naming tensors exceeds the limit of 4194304"]),
     ("hostile_deep_nesting.pt", &["the nesting depth of containers exceeds the limit of 100"]),
     ("hostile_self_append.pt", &["a container is put inside itself"]),

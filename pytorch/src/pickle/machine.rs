@@ -546,7 +546,8 @@ impl<'a> Machine<'a, '_> {
                 state: RefCell::new(None),
                 depth: Cell::new(1),
             }))),
-            other => Err(self.err(format!("{other:?} is called with arguments PyTorch does not write"))),
+            other => Err(self
+                .err(format!("{} is called with arguments PyTorch does not write", escaped(&other.name())))),
         }
     }
 

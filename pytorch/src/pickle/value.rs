@@ -90,6 +90,23 @@ pub enum Global<'a> {
     },
 }
 
+impl Global<'_> {
+    /// The name a pickle gives it (`collections.OrderedDict`), for messages.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Global::RebuildTensor => "torch._utils._rebuild_tensor_v2".to_owned(),
+            Global::RebuildParameter => "torch._utils._rebuild_parameter".to_owned(),
+            Global::OrderedDict => "collections.OrderedDict".to_owned(),
+            Global::EncodeLatin1 => "_codecs.encode".to_owned(),
+            Global::PassThrough => "a torch.jit._pickle helper".to_owned(),
+            Global::StorageClass(e) => format!("the storage class of torch.{}", e.dtype_name()),
+            Global::Dtype(e) => format!("torch.{}", e.dtype_name()),
+            Global::ScriptClass { module, name } => format!("{module}.{name}"),
+        }
+    }
+}
+
 /// A TorchScript object: its class name and the state `BUILD` gave it.
 #[derive(Debug)]
 pub struct Object<'a> {
