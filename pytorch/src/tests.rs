@@ -445,3 +445,23 @@ fn archives_flatten_into_named_tensors_with_their_bytes() {
     let npz = zip_of(&[("w.npy", b"\x93NUMPY")], &|_, _| {});
     assert!(!crate::sniff(&npz));
 }
+
+/// The globals picklescan and fickling flag (`cli/tests/fixtures/pytorch/attacker_globals.txt`, written by
+/// `attacker_globals.py` from their own lists): each is refused by name, through GLOBAL and STACK_GLOBAL.
+#[test]
+fn every_global_picklescan_and_fickling_flag_is_refused_by_name() {
+    let list = include_str!("../../cli/tests/fixtures/pytorch/attacker_globals.txt");
+    let globals: Vec<&str> = list.lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect();
+    assert!(globals.len() > 150, "{}", globals.len());
+    for global in globals {
+        let (module, name) = global.rsplit_once('.').unwrap();
+        let by_global = [&b"\x80\x02c"[..], module.as_bytes(), b"\n", name.as_bytes(), b"\n."].concat();
+        let by_stack = [&b"\x80\x04"[..], &uni(module), &uni(name), b"\x93."].concat();
+        for body in [by_global, by_stack] {
+            match run(&body).unwrap_err() {
+                Error::ForbiddenGlobal { global: g, .. } => assert_eq!(g, global),
+                other => panic!("{global}: {other}"),
+            }
+        }
+    }
+}
