@@ -101,6 +101,10 @@ fn build_sets_only_ordered_dict_attributes_and_script_object_state() {
     assert!(matches!(run(od).unwrap(), Value::Dict { ordered: true, .. }));
     let twice = b"\x80\x02c__torch__\nNet\n)\x81}b}b.";
     assert!(message(twice).contains("state twice"));
+    // An object put in a list before its state is set: the list's depth would not count the state, and a
+    // chain of these would nest without bound (regression: found in review, not by a crash).
+    let late = b"\x80\x02c__torch__\nNet\n)\x81q\x00\x85h\x00}b.";
+    assert!(message(late).contains("state after it was put in a container"));
     let Value::Object(o) = run(b"\x80\x02c__torch__.a.b\nNet\n)\x81}b.").unwrap() else { panic!("object") };
     assert_eq!(o.class, "__torch__.a.b.Net");
 }

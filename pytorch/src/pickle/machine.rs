@@ -514,6 +514,10 @@ impl<'a> Machine<'a, '_> {
                 if o.state.borrow().is_some() {
                     return Err(self.err("BUILD sets a TorchScript object's state twice"));
                 }
+                // Its depth was counted where it was put, so a state given later would go uncounted.
+                if o.sealed.get() {
+                    return Err(self.err("BUILD sets a TorchScript object's state after it was put in a container"));
+                }
                 let depth = self.adopt([&state], std::ptr::null())?;
                 o.depth.set(depth);
                 *o.state.borrow_mut() = Some(state);
@@ -545,6 +549,7 @@ impl<'a> Machine<'a, '_> {
                 class: format!("{module}.{name}"),
                 state: RefCell::new(None),
                 depth: Cell::new(1),
+                sealed: Cell::new(false),
             }))),
             other => Err(self
                 .err(format!("{} is called with arguments PyTorch does not write", escaped(&other.name())))),

@@ -116,6 +116,8 @@ pub struct Object<'a> {
     pub state: RefCell<Option<Value<'a>>>,
     /// Its depth (that of its state plus one).
     pub(crate) depth: Cell<usize>,
+    /// Whether it is inside a container, after which its state may not be set (its depth is counted there).
+    pub(crate) sealed: Cell<bool>,
 }
 
 /// A value on the machine's stack, borrowing strings from the pickle.
@@ -174,6 +176,7 @@ impl Value<'_> {
         match self {
             Value::Tuple(n) | Value::List(n) => n.sealed.set(true),
             Value::Dict { node, .. } => node.sealed.set(true),
+            Value::Object(o) => o.sealed.set(true),
             _ => {}
         }
     }
