@@ -81,6 +81,7 @@ pub fn fuzz_read(format: Format, path: &std::path::Path, bytes: &[u8]) -> Result
         let have = match &e.payload {
             Payload::Bytes(b) | Payload::Swapped { bytes: b, .. } => b.len(),
             Payload::Shared(b) => b.len(),
+            Payload::Owned(b) => b.len(),
             Payload::File(_) => usize::MAX,
         };
         assert_eq!(have as u64, e.length, "entry {:?}: payload length", e.name);

@@ -143,6 +143,11 @@ const WRITE_CHUNK: usize = 1024 * 1024;
 pub(crate) enum Payload<'a> {
     /// Bytes already in memory or mapped.
     Bytes(&'a [u8]),
+    /// Bytes the reader made (a PyTorch view gathered from its storage), owned by the entry.
+    Owned(Vec<u8>),
+    /// Bytes the reader holds a share of: a mapped file (ONNX `raw_data` and external data, without a copy) or
+    /// bytes it made (an inflated `.npz` member, a transposed Fortran-order array, decoded typed fields).
+    Shared(bytes::Bytes),
     /// A file streamed in chunks; it must still have `length` bytes.
     File(&'a Path),
     /// Big-endian elements of `width` bytes, byte-swapped to little-endian in chunks on the way through.
@@ -152,8 +157,6 @@ pub(crate) enum Payload<'a> {
         /// Bytes per element (1, 2, 4 or 8).
         width: usize,
     },
-    /// Bytes the reader made (decompressed, transposed, decoded) or holds a share of (a mapped file).
-    Shared(bytes::Bytes),
 }
 
 /// One entry to write.
@@ -223,7 +226,14 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
                         bar.inc(chunk.len() as u64);
                     }
                 }
-                &Payload::Swapped { bytes, width } => {
+                Payload::Owned(bytes) => {
+                    for chunk in bytes.chunks(WRITE_CHUNK) {
+                        w.write(chunk).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
+                Payload::Swapped { bytes, width } => {
+                    let width = *width;
                     for chunk in bytes.chunks(WRITE_CHUNK - WRITE_CHUNK % width.max(1)) {
                         buffer.clear();
                         buffer.extend_from_slice(chunk);
