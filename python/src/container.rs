@@ -83,10 +83,18 @@ pub fn open_file_for_load(py: Python<'_>, path: PathBuf) -> PyResult<NativeConta
 }
 
 /// Whether `path` names the file `file` has open.
+#[cfg(unix)]
 fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
     let (open, named) = (file.metadata()?, std::fs::metadata(path)?);
     Ok(open.dev() == named.dev() && open.ino() == named.ino())
+}
+
+/// Whether `path` names the file `file` has open: on Windows a file open for reading cannot be renamed over
+/// or deleted (no `FILE_SHARE_DELETE`), so it still does.
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 fn parse(py: Python<'_>, bytes: Bytes) -> PyResult<NativeContainer> {

@@ -9,7 +9,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -228,13 +227,14 @@ fn do_piece(
     match *piece {
         Piece::Payload { entry, start, at, len } => {
             let destination = destinations.get(entry).copied().ok_or_else(|| missing(entry))?;
+            let address = destination.address.checked_add(at).ok_or_else(|| missing(entry))?;
             if at.checked_add(len).is_none_or(|end| end > destination.len) {
                 return Err(missing(entry));
             }
             // SAFETY: `[at, at + len)` lies in the destination (checked above), which the caller lent for the
             // call, disjoint from every other; no other piece covers these bytes.
             #[allow(unsafe_code)]
-            let bytes = unsafe { std::slice::from_raw_parts_mut((destination.address + at) as *mut u8, len) };
+            let bytes = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, len) };
             read_exact_at(file, bytes, start).map_err(|e| LoadError::Io(e, entry))?;
             let mut crc = crc32fast::Hasher::new();
             crc.update(bytes);
@@ -257,7 +257,7 @@ fn missing(entry: usize) -> LoadError {
 /// `pread` until `buf` is full; a read that returns nothing first means the file ended: `UnexpectedEof`.
 fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
     while !buf.is_empty() {
-        match file.read_at(buf, offset) {
+        match read_at(file, buf, offset) {
             Ok(0) => {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
@@ -275,6 +275,18 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result
         }
     }
     Ok(())
+}
+
+/// One positioned read (`pread`), which leaves the file's cursor alone, so threads can share the file.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+/// One positioned read. It moves the handle's cursor, which no reader here uses.
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 
 /// The SHA-256 of every destination whose entry has a signed digest (`None` for the others), computed on the

@@ -340,13 +340,12 @@ class Container:
         """Every entry read into new, writable arrays and checked (:func:`load`); only for a container opened by
         ``_native.open_file_for_load``."""
         layouts = [_layout(self._native.entry(i)) for i in range(len(self))]
-        buffers = [np.empty(e.nbytes, np.uint8) for e in layouts]
-        self._native.read_into(buffers)
         out = {}
-        for e, buffer in zip(layouts, buffers):
+        for e in layouts:
             typestr, shape, final = self._view_spec(e)
-            array = buffer.view(np.dtype(typestr)).reshape(shape)
-            out[e.name] = array if final is None else array.view(final)
+            # Each array owns its memory (``owndata``, as safetensors' arrays do); the reader fills its bytes.
+            out[e.name] = np.empty(shape, np.dtype(typestr) if final is None else final)
+        self._native.read_into([a.reshape(-1).view(np.uint8) for a in out.values()])
         return out
 
     def items(self) -> Iterator[Tuple[str, np.ndarray]]:
