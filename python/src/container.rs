@@ -418,8 +418,11 @@ impl NativeContainer {
             }
             Err(LoadError::Integrity(e, position)) => Err(entry_error(py, &container, e, position)),
             Err(LoadError::Io(e, position)) => {
-                let name = container.entry(position).map(|e| e.name()).unwrap_or_default();
-                let message = format!("reading entry {position} ({name:?}): {e}");
+                let place = match position.and_then(|p| Some((p, container.entry(p)?.name()))) {
+                    Some((position, name)) => format!("entry {position} ({name:?})"),
+                    None => "the trailer (the payload checksums)".to_owned(),
+                };
+                let message = format!("reading {place}: {e}");
                 Err(os_error(&std::io::Error::new(e.kind(), message), None))
             }
         }

@@ -50,8 +50,9 @@ enum Outcome {
 
 /// Why loading failed.
 pub enum LoadError {
-    /// Reading failed, or the file ended early (it shrank after it was opened): the error and the entry.
-    Io(io::Error, usize),
+    /// Reading failed, or the file ended early (it shrank after it was opened): the error and the entry whose
+    /// bytes were being read (`None`: the trailer's).
+    Io(io::Error, Option<usize>),
     /// The first integrity or authenticity error in the spec's order (R37, R64, R50, a nested container's),
     /// and the entry it is about.
     Integrity(Error, usize),
@@ -75,6 +76,7 @@ pub unsafe fn read_all(
     authenticated: Option<&Authenticated<'_>>,
     destinations: &[Destination],
 ) -> Result<(), LoadError> {
+    let stored = stored_checksums(file, container)?;
     let pieces = plan(container);
     let outcomes = run(file, &pieces, destinations)?;
     let mut checksums: Vec<Option<crc32fast::Hasher>> = vec![None; destinations.len()];
@@ -113,7 +115,7 @@ pub unsafe fn read_all(
             }
         }
         let computed = checksums.get(position).and_then(|c| c.clone()).unwrap_or_default().finalize();
-        let stored = entry.checksum();
+        let stored = stored.get(position).copied().unwrap_or_default();
         if computed != stored {
             return Err(fail(Error::EntryChecksum {
                 entry: index,
@@ -131,6 +133,19 @@ pub unsafe fn read_all(
         }
     }
     Ok(())
+}
+
+/// The payload checksums as the trailer stores them, read with `pread` like the payloads (not through the map,
+/// so that a file cut after it was opened is an error here too, not SIGBUS).
+fn stored_checksums(file: &File, container: &Container<'_>) -> Result<Vec<u32>, LoadError> {
+    let [.., trailer] = &container.header().sections;
+    let len = container
+        .len()
+        .checked_mul(4)
+        .ok_or_else(|| LoadError::Io(io::Error::other("trailer too long"), None))?;
+    let mut bytes = vec![0u8; len];
+    read_exact_at(file, &mut bytes, trailer.offset.get()).map_err(|e| LoadError::Io(e, None))?;
+    Ok(bytes.chunks_exact(4).map(|c| <[u8; 4]>::try_from(c).map_or(0, u32::from_le_bytes)).collect())
 }
 
 /// The caller's bytes at `destination` (empty for none).
@@ -214,7 +229,7 @@ fn run(file: &File, pieces: &[Piece], destinations: &[Destination]) -> Result<Ve
         .into_iter()
         .map(|slot| slot.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
         .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| LoadError::Io(io::Error::other("a piece of the file was not read"), 0))
+        .ok_or_else(|| LoadError::Io(io::Error::other("a piece of the file was not read"), None))
 }
 
 /// Reads one piece and checksums (or checks) it.
@@ -235,7 +250,7 @@ fn do_piece(
             // call, disjoint from every other; no other piece covers these bytes.
             #[allow(unsafe_code)]
             let bytes = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, len) };
-            read_exact_at(file, bytes, start).map_err(|e| LoadError::Io(e, entry))?;
+            read_exact_at(file, bytes, start).map_err(|e| LoadError::Io(e, Some(entry)))?;
             let mut crc = crc32fast::Hasher::new();
             crc.update(bytes);
             Ok(Outcome::Crc(crc))
@@ -243,7 +258,7 @@ fn do_piece(
         Piece::Padding { entry, start, len } => {
             scratch.clear();
             scratch.resize(len, 0);
-            read_exact_at(file, scratch, start).map_err(|e| LoadError::Io(e, entry))?;
+            read_exact_at(file, scratch, start).map_err(|e| LoadError::Io(e, Some(entry)))?;
             let first = scratch.iter().position(|&b| b != 0);
             Ok(Outcome::Padding(first.map(|at| start.saturating_add(u64::try_from(at).unwrap_or(u64::MAX)))))
         }
@@ -251,7 +266,7 @@ fn do_piece(
 }
 
 fn missing(entry: usize) -> LoadError {
-    LoadError::Io(io::Error::other("no destination of the payload's length"), entry)
+    LoadError::Io(io::Error::other("no destination of the payload's length"), Some(entry))
 }
 
 /// `pread` until `buf` is full; a read that returns nothing first means the file ended: `UnexpectedEof`.
