@@ -169,6 +169,12 @@ fn verify_says_how_deep_a_nested_error_is() {
         err.contains("(entry 0: stored") && err.contains("in the container at depth 2 inside entry 2"),
         "{err}"
     );
+    // The JSON report gives the rule the nested payload breaks, R50, as spec §6 says (regression: it said R39,
+    // the rule for a nested container's structure).
+    let o = run!("verify", "--json", path);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["files"][0]["problems"][0]["entry"], 2, "{doc}");
+    assert_eq!(doc["files"][0]["problems"][0]["rule"], "R50", "{doc}");
 }
 
 #[test]

@@ -98,9 +98,11 @@ pub(crate) fn check(container: &Container<'_>, progress: &mut dyn FnMut(u64)) ->
                 what.push(checksum_words(&e, stored, computed));
                 rule.get_or_insert("R50");
             }
+            // Found inside the container this entry holds: whose structure was checked when it was parsed, so
+            // this is a payload-integrity rule, R37 or R50, which spec §6 reports as itself (not R39).
             Err(err) => {
+                rule.get_or_insert(err.rule().id());
                 what.push(nested_words(err));
-                rule.get_or_insert("R39");
             }
         }
         if !what.is_empty() {

@@ -182,8 +182,10 @@ fn check_entry(
     } else if let Some(Err(e)) =
         entry.nested().map(|n| n.verify().map_err(|e| e.held_by(u32::try_from(index).unwrap_or(u32::MAX))))
     {
+        // A nested container's structure was checked when it was parsed: what its verification finds is a
+        // payload-integrity rule, R37 or R50, which spec §6 reports as itself (not R39).
+        rule.get_or_insert(e.rule().id());
         what.push(nested_words(e));
-        rule.get_or_insert("R39");
     }
     let rule = rule?;
     Some(Problem { entry: index, name: entry.name().to_owned(), what: what.join("; "), rule: Some(rule) })
