@@ -21,10 +21,17 @@ after, every page cached. The median over the rounds is printed, as MiB/s and as
 file in the same state. The VM's disk may itself be cached by its host: "cold" is then what this machine's
 page cache does not hold, which is what `cat` meets too.
 
-Then `--save-rounds` rounds of saving a 90 MiB dict (the size of MiniLM-L6): `tpack.save` (writes a temporary
-file, fsyncs it, renames it, fsyncs the directory), the same bytes written without any fsync
-(`tpack.save_bytes` + a plain write), `safetensors.numpy.save_file`, and `save_file` followed by the same two
-fsyncs: what the durability costs, on each side.
+Memory: on a VM whose guest hands freed memory back to its host (virtio-balloon free page reporting, as on this
+project's machines), the first touch of memory that was freed a few seconds earlier costs a fault in the host
+too: 1 GiB of "fresh" memory then takes 1 to 8 s to get instead of 0.4 s, whoever asks, which swamps every
+loader (not `cat`, which reuses one small buffer). So before each timed run of every job, `--prewarm-mib`
+(default 1536) MiB are touched and freed, which leaves the guest's free pages backed; `--prewarm-mib 0` shows
+the raw behaviour. The "floor" row times getting the result's memory alone (new pages, zeroed by the kernel).
+
+Then `--save-rounds` rounds of saving an 89 MiB dict shaped like MiniLM-L6: `tpack.save` (writes a temporary
+file, fsyncs it, renames it, fsyncs the directory); the same bytes written without any fsync (`tpack.save_bytes`
++ a plain write) and then the two fsyncs, timed apart; `safetensors.numpy.save_file` and then the same two
+fsyncs, timed apart: what the durability costs, on each side.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ import argparse
 import gc
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -87,11 +95,37 @@ def fsync_path(path: str) -> None:
         os.close(fd)
 
 
+#: Bytes of memory touched and freed before each timed run (``--prewarm-mib``): see the module's doc.
+PREWARM = 0
+
+
+def prewarm() -> None:
+    """Touches and frees `PREWARM` bytes: the guest kernel's free pages are then backed by the host again."""
+    if PREWARM:
+        a = np.empty(PREWARM, np.uint8)
+        a[::4096] = 1
+        del a
+
+
+#: CPU seconds (user + system, this process's threads and its children) of the last `timed` run.
+last_cpu = 0.0
+
+
+def cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def timed(job) -> float:
+    """The wall time of `job()`; its CPU time in `last_cpu`."""
+    global last_cpu
     gc.collect()
+    prewarm()
+    cpu = cpu_seconds()
     start = time.perf_counter()
     result = job()
     elapsed = time.perf_counter() - start
+    last_cpu = cpu_seconds() - cpu
     del result
     gc.collect()
     return elapsed
@@ -142,19 +176,22 @@ def bench_load(d: str, rounds: int) -> None:
           f"{rounds} rounds, median")
     jobs = load_jobs(tp_path, st_path)
     times = {(name, state): [] for name, _, _ in jobs for state in ("cold", "warm")}
+    cpu = {(name, state): [] for name, _, _ in jobs for state in ("cold", "warm")}
     left_cached = []
     for _ in range(rounds):
         for name, path, job in jobs:
             left_cached.append(drop_pages(path))
-            times[(name, "cold")].append(timed(job))
-            times[(name, "warm")].append(timed(job))
-    print(f"bytes still cached when a cold run started (fincore): max {max(left_cached)}")
+            for state in ("cold", "warm"):
+                times[(name, state)].append(timed(job))
+                cpu[(name, state)].append(last_cpu)
+    print(f"bytes still cached when a cold run started (fincore): max {max(left_cached)}; "
+          f"load average now {os.getloadavg()[0]:.1f}")
     print()
     print("Throughput: the file's size over the median time. Ratio: the median over the rounds of `cat`'s time "
           "over the job's in the same round (above 1: faster than `cat`).")
     print()
-    print("| job | file | cold MiB/s | cold, ratio to cat | warm MiB/s | warm, ratio to cat |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| job | file | cold MiB/s | cold, ratio to cat | warm MiB/s | warm, ratio to cat | CPU s, cold / warm |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     cat_of = {}
     for name, path, _ in jobs:
         if name.startswith("cat"):
@@ -163,46 +200,61 @@ def bench_load(d: str, rounds: int) -> None:
         ratio = {s: statistics.median(c / t for c, t in zip(times[(cat_of[path], s)], times[(name, s)]))
                  for s in ("cold", "warm")}
         kind = "tpack" if path == tp_path else "safetensors"
+        used = "{:.2f} / {:.2f}".format(*(statistics.median(cpu[(name, s)]) for s in ("cold", "warm")))
         print(f"| {name} | {kind} | {speed['cold']:.0f} | **{ratio['cold']:.2f}×** | {speed['warm']:.0f} | "
-              f"{ratio['warm']:.2f}× |")
+              f"{ratio['warm']:.2f}× | {used} |")
     print()
     print("every run (s):", {f"{n} {s}": [round(t, 3) for t in v] for (n, s), v in times.items()})
 
 
 def bench_save(d: str, rounds: int) -> None:
     rng = np.random.default_rng(1)
-    # 22.7 M float32 parameters, 90.6 MiB: MiniLM-L6's size.
-    tensors = {f"layer.{i}.w": rng.standard_normal((384, 1536), dtype=np.float32) for i in range(36)}
-    tensors["embed"] = rng.standard_normal((30522, 384), dtype=np.float32)
+    # MiniLM-L6's shapes: a 30522×384 embedding and 6 layers of four 384×384 and two 384×1536 matrices (89 MiB).
+    tensors = {"embed": rng.standard_normal((30522, 384), dtype=np.float32)}
+    for layer in range(6):
+        for name in ("q", "k", "v", "o"):
+            tensors[f"layer.{layer}.{name}"] = rng.standard_normal((384, 384), dtype=np.float32)
+        tensors[f"layer.{layer}.up"] = rng.standard_normal((1536, 384), dtype=np.float32)
+        tensors[f"layer.{layer}.down"] = rng.standard_normal((384, 1536), dtype=np.float32)
     tp_path, st_path = f"{d}/save.tpack", f"{d}/save.safetensors"
 
-    def tpack_no_fsync():
+    def durable(write, path):
+        """`write()`, then fsync of the file and of its directory (what `tpack.save` adds): both times."""
+        start = time.perf_counter()
+        write()
+        written = time.perf_counter()
+        fsync_path(path)
+        fsync_path(d)
+        return written - start, time.perf_counter() - written
+
+    def tpack_bytes():
         data = tpack.save_bytes(tensors)
         with open(tp_path, "wb") as f:
             f.write(data)
 
-    def st_fsync():
-        st_numpy.save_file(tensors, st_path)
-        fsync_path(st_path)
-        fsync_path(d)
-
-    jobs = [
-        ("tpack.save (fsync file + directory)", lambda: tpack.save(tp_path, tensors)),
-        ("tpack.save_bytes + write, no fsync", tpack_no_fsync),
-        ("safetensors save_file (no fsync)", lambda: st_numpy.save_file(tensors, st_path)),
-        ("safetensors save_file + fsync file + directory", st_fsync),
-    ]
-    times = {name: [] for name, _ in jobs}
+    jobs = {
+        "tpack.save (writes, fsyncs the file, renames, fsyncs the directory)":
+            lambda: (timed(lambda: tpack.save(tp_path, tensors)), None),
+        "tpack.save_bytes + a plain write, then the two fsyncs": lambda: durable(tpack_bytes, tp_path),
+        "safetensors.numpy.save_file, then the two fsyncs":
+            lambda: durable(lambda: st_numpy.save_file(tensors, st_path), st_path),
+    }
+    times = {name: ([], []) for name in jobs}
     for _ in range(rounds):
-        for name, job in jobs:
-            times[name].append(timed(job))
+        for name, job in jobs.items():
+            gc.collect()
+            write, sync = job()
+            times[name][0].append(write)
+            if sync is not None:
+                times[name][1].append(sync)
     size = sum(a.nbytes for a in tensors.values())
     print(f"\nsaving {size / MIB:.1f} MiB ({len(tensors)} tensors), {rounds} rounds, median\n")
-    print("| job | median | every run |")
-    print("|---|---:|---|")
-    for name, _ in jobs:
-        print(f"| {name} | {statistics.median(times[name]) * 1e3:.0f} ms | "
-              f"{', '.join(f'{t * 1e3:.0f}' for t in times[name])} |")
+    print("| job | write (median) | the two fsyncs after it (median) | every write, ms |")
+    print("|---|---:|---:|---|")
+    for name, (write, sync) in times.items():
+        fsyncs = f"{statistics.median(sync) * 1e3:.0f} ms" if sync else "(included)"
+        print(f"| {name} | {statistics.median(write) * 1e3:.0f} ms | {fsyncs} | "
+              f"{', '.join(f'{t * 1e3:.0f}' for t in write)} |")
 
 
 def main() -> None:
@@ -210,7 +262,11 @@ def main() -> None:
     parser.add_argument("--dir", default="/tmp", help="where the temporary directory goes (default /tmp)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--save-rounds", type=int, default=5)
+    parser.add_argument("--prewarm-mib", type=int, default=1536,
+                        help="memory touched and freed before each timed run (0: none); see the module's doc")
     args = parser.parse_args()
+    global PREWARM
+    PREWARM = args.prewarm_mib * MIB
     print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Linux {platform.release()}; numpy {np.__version__}, safetensors {safetensors.__version__}, "
           f"tpack {tpack.__version__}; load average {os.getloadavg()[0]:.1f}")
