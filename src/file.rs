@@ -184,9 +184,13 @@ impl std::error::Error for OpenError {
 /// A container read through a read-only memory map. Opening validates the structure, which reads the header,
 /// table, index, names and metadata pages only — never payload pages (spec §12) — so it costs the same for a
 /// 4 GiB file as for a 1 MiB one with the same table.
+///
+/// The file stays open as long as its map, so that [`MappedFile::private_payload`] maps the very file that was
+/// validated, not whatever its path names later.
 #[derive(Debug)]
 pub struct MappedFile {
     map: memmap2::Mmap,
+    file: File,
 }
 
 impl MappedFile {
@@ -211,7 +215,7 @@ impl MappedFile {
         // wrong answer or an error, while truncation can give SIGBUS, as with any mapped file.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(OpenError::Io)?;
-        let mapped = Self { map };
+        let mapped = Self { map, file };
         mapped.container().map_err(OpenError::Format)?;
         Ok(mapped)
     }
@@ -248,19 +252,69 @@ impl MappedFile {
     /// [`io::ErrorKind::InvalidInput`] for an entry whose payload is not in this map (an entry of another
     /// file); the I/O error of the advice call.
     pub fn prefetch(&self, entry: &Entry<'_>) -> io::Result<()> {
+        let (start, len) = self.payload_range(entry)?;
+        #[cfg(unix)]
+        if len > 0 {
+            self.map.advise_range(memmap2::Advice::WillNeed, start, len)?;
+        }
+        #[cfg(not(unix))]
+        let _ = (start, len);
+        Ok(())
+    }
+
+    /// `entry`'s payload in a private, copy-on-write mapping of this file (`MAP_PRIVATE`; `FILE_MAP_COPY` on
+    /// Windows): writable, read from the file's pages as they are touched (nothing is copied up front), and
+    /// never written back — a write copies that one page into process memory. Each call maps anew, so two
+    /// results never share a written page. `entry` may belong to a container nested in this file, as for
+    /// [`MappedFile::prefetch`].
+    ///
+    /// The hazards are the shared map's: a file truncated under the mapping raises SIGBUS where a page past
+    /// its new end is touched; a page not yet written shows the file's current bytes.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`] for an entry whose payload is not in this map; the I/O error of the
+    /// mapping call.
+    pub fn private_payload(&self, entry: &Entry<'_>) -> io::Result<PrivatePayload> {
+        let (start, len) = self.payload_range(entry)?;
+        let offset = u64::try_from(start).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: a private mapping of the file this map was made from, which the process never writes
+        // through (writes land in private pages); its hazards are the shared map's (see `open`).
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_copy(&self.file) }?;
+        Ok(PrivatePayload { map })
+    }
+
+    /// Where `entry`'s payload lies in the map: `(start, len)` in bytes.
+    fn payload_range(&self, entry: &Entry<'_>) -> io::Result<(usize, usize)> {
         let map = self.map.as_ptr_range();
         let payload = entry.payload().as_ptr_range();
         if payload.start < map.start || payload.end > map.end {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "the entry is not in this mapped file"));
         }
-        #[cfg(unix)]
-        {
-            let start = payload.start.addr().wrapping_sub(map.start.addr());
-            let len = payload.end.addr().wrapping_sub(payload.start.addr());
-            if len > 0 {
-                self.map.advise_range(memmap2::Advice::WillNeed, start, len)?;
-            }
-        }
-        Ok(())
+        // Both differences are in range: the payload lies inside the map, checked just above.
+        let start = payload.start.addr().wrapping_sub(map.start.addr());
+        let len = payload.end.addr().wrapping_sub(payload.start.addr());
+        Ok((start, len))
+    }
+}
+
+/// One entry's payload in a private, copy-on-write mapping of its file, made by
+/// [`MappedFile::private_payload`]: a writable copy of the payload that costs no memory until written, and
+/// whose writes never reach the file. Unmapped when dropped.
+#[derive(Debug)]
+pub struct PrivatePayload {
+    map: memmap2::MmapMut,
+}
+
+impl PrivatePayload {
+    /// The payload's bytes (the file's, or the process's where written).
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// The payload's bytes, writable; writes stay in this process.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.map
     }
 }

@@ -267,6 +267,47 @@ pub enum Packing {
     Bytes,
 }
 
+impl Packing {
+    /// Tag of [`Packing::to_u16`] for a block: bits 9–13 hold log2 of its elements, bits 0–8 its bytes.
+    const BLOCK_TAG: u16 = 1 << 14;
+    /// [`Packing::to_u16`] of [`Packing::Bytes`].
+    const BYTES_CODE: u16 = 1 << 15;
+
+    /// The packing in two bytes, at compile time (a packing out of this range fails the build): `Element(n)`
+    /// as `n` (1–255), a block as [`Packing::BLOCK_TAG`] with log2 of its elements (a power of two up to
+    /// 2^31) and its bytes (1–511), `Bytes` as [`Packing::BYTES_CODE`]. 0 is no packing.
+    #[allow(clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
+    const fn to_u16(self) -> u16 {
+        match self {
+            Packing::Element(bytes) => {
+                assert!(bytes >= 1 && bytes <= 0xff);
+                bytes as u16
+            }
+            Packing::Block { block_elems, block_bytes } => {
+                assert!(block_elems.is_power_of_two() && block_elems.trailing_zeros() < 32);
+                assert!(block_bytes >= 1 && block_bytes <= 0x1ff);
+                Self::BLOCK_TAG | ((block_elems.trailing_zeros() as u16) << 9) | block_bytes as u16
+            }
+            Packing::Bytes => Self::BYTES_CODE,
+        }
+    }
+
+    /// The packing that [`Packing::to_u16`] gave `code`; `None` for 0.
+    #[allow(clippy::as_conversions)] // u16 to u64 and u32, lossless; `From` is not `const`
+    const fn from_u16(code: u16) -> Option<Packing> {
+        if code == 0 {
+            None
+        } else if code == Self::BYTES_CODE {
+            Some(Packing::Bytes)
+        } else if code & Self::BLOCK_TAG != 0 {
+            let log2 = ((code >> 9) & 0x1f) as u32;
+            Some(Packing::Block { block_elems: 1u64 << log2, block_bytes: (code & 0x1ff) as u64 })
+        } else {
+            Some(Packing::Element(code as u64))
+        }
+    }
+}
+
 /// Defines a newtype over an on-disk code with a constant per known code, so that every code has exactly one
 /// spelling: a known code is one of the constants, any other (from a file of a newer minor version) is a value
 /// for which `is_known` is false.
@@ -360,15 +401,53 @@ macro_rules! dtypes {
             $($(#[$doc])* $name = $code, $text;)*
         }
 
+        /// Each known code's packing in two bytes ([`Packing::to_u16`]), by code; 0 for the codes in between.
+        /// A table of 104 bytes instead of a match that built each `Packing` in code (366 bytes of flash on a
+        /// Cortex-M4).
+        const PACKINGS: [u16; {
+            let mut len = 0;
+            $(if $code >= len { len = $code + 1; })*
+            len
+        }] = {
+            let mut table = [0; _];
+            $(table[$code] = Packing::to_u16($packing);)*
+            table
+        };
+
         impl Dtype {
             /// How the dtype packs elements into bytes, or `None` for a code this crate does not know.
             #[must_use]
             pub const fn packing(self) -> Option<Packing> {
+                #[allow(clippy::as_conversions)] // u16 to usize, lossless; `usize::from` is not a `const fn`
+                let code = self.0 as usize;
+                if code >= PACKINGS.len() {
+                    return None;
+                }
+                #[allow(clippy::indexing_slicing)] // `code` is in range, checked above
+                Packing::from_u16(PACKINGS[code])
+            }
+
+            /// [`Dtype::packing`] as a match on the codes, what the table replaced: the test compares them.
+            #[cfg(test)]
+            fn packing_by_match(self) -> Option<Packing> {
                 match self.0 {
                     $($code => Some($packing),)*
                     _ => None,
                 }
             }
+        }
+
+        #[cfg(test)]
+        #[test]
+        fn packing_table_gives_each_code_its_packing() {
+            for code in 0..=u16::MAX {
+                let dtype = Dtype::from_code(code);
+                assert_eq!(dtype.packing(), dtype.packing_by_match(), "code {code}");
+            }
+            assert_eq!(Dtype::Q8_K.packing(), Some(Packing::Block { block_elems: 256, block_bytes: 292 }));
+            assert_eq!(Dtype::F64.packing(), Some(Packing::Element(8)));
+            assert_eq!(Dtype::CONTAINER.packing(), Some(Packing::Bytes));
+            assert_eq!(Dtype::from_code(44).packing(), None);
         }
     };
 }

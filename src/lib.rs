@@ -62,7 +62,7 @@ pub mod write;
 pub use embedded_io;
 pub use error::{Error, ErrorContext, Nesting, Rule, ShapeError, SignedAttribute};
 #[cfg(feature = "std")]
-pub use file::{AtomicFile, FileSink, MappedFile, OpenError};
+pub use file::{AtomicFile, FileSink, MappedFile, OpenError, PrivatePayload};
 pub use format::{Dtype, MetaType, Packing};
 pub use meta_value::{ArrayArray, MetaValue, StringArray};
 #[cfg(feature = "alloc")]

@@ -151,6 +151,47 @@ fn prefetch_finds_nested_entries_in_the_map_and_refuses_foreign_ones() {
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
 
+/// `private_payload` maps an entry's payload copy-on-write: it reads as the payload, takes writes, and neither
+/// the file, the shared map nor another private mapping of the same entry sees them; nested entries are found
+/// in the map (as for `prefetch`) and an entry of another file is refused.
+#[test]
+fn private_payloads_take_writes_that_never_reach_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tpack");
+    let payload: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    write(&path, "seg", &payload);
+    let before = fs::read(&path).unwrap();
+    let mapped = MappedFile::open(&path).unwrap();
+    let c = mapped.container().unwrap();
+    let e = c.get("seg").unwrap();
+    let mut first = mapped.private_payload(&e).unwrap();
+    let second = mapped.private_payload(&e).unwrap();
+    assert_eq!(first.as_bytes(), &payload[..]);
+    first.as_bytes_mut().fill(0xEE);
+    assert!(first.as_bytes().iter().all(|&b| b == 0xEE));
+    assert_eq!(second.as_bytes(), &payload[..], "each mapping is private");
+    assert_eq!(e.payload(), &payload[..], "the shared map is untouched");
+    drop((first, second));
+    assert_eq!(fs::read(&path).unwrap(), before, "the file is untouched");
+
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/vectors/valid/nested.tpack");
+    let mapped = MappedFile::open(&path).unwrap();
+    let container = mapped.container().unwrap();
+    let mut nested_entries = 0;
+    for entry in container.entries() {
+        assert_eq!(mapped.private_payload(&entry).unwrap().as_bytes(), entry.payload());
+        for e in entry.nested().iter().flat_map(|inner| inner.entries()) {
+            assert_eq!(mapped.private_payload(&e).unwrap().as_bytes(), e.payload());
+            nested_entries += 1;
+        }
+    }
+    assert!(nested_entries > 0);
+    let other = fs::read(&path).unwrap();
+    let other = Container::parse(&other).unwrap();
+    let foreign = other.entries().find(|e| !e.payload().is_empty()).unwrap();
+    assert_eq!(mapped.private_payload(&foreign).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+}
+
 mod through_files {
     use proptest::prelude::*;
     use tpack::write::{Builder, EntryDecl, SeekWriter, VecBookkeeping};

@@ -3,7 +3,7 @@
 //! number formatter, so a firmware that prints messages links no `core::fmt` argument machinery; nothing here
 //! uses `write!` either).
 
-use core::ffi::{c_char, CStr};
+use core::ffi::c_char;
 use core::fmt::{self, Write as _};
 
 use crate::boundary::{buffer, guard, read_arg, zeroed};
@@ -21,31 +21,49 @@ const OPEN_ENDED: &str =
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
 pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
-    result_text(result).as_ptr()
+    // Every text of `RESULT_TEXTS` is followed by its NUL.
+    result_text(result).as_ptr().cast::<c_char>()
 }
 
-/// The message of result code `result`.
-fn result_text(result: u32) -> &'static CStr {
-    match result {
-        0 => c"success",
-        1 => c"the container breaks a rule of the tpack spec",
-        2 => c"a pointer argument is NULL",
-        3 => c"an argument is out of range",
-        4 => c"caller storage is too short",
-        5 => c"caller storage is not aligned for its type",
-        6 => c"a handle was not filled by a successful call",
-        7 => c"not found",
-        8 => c"the entry or value is of another type",
-        9 => c"the decoder's buffer is too small for this stream",
-        10 => c"the decoder was used after it finished",
-        11 => c"tpack panicked (a bug)",
-        12 => c"a callback (the writer's output or seek, the decoder's event handler) failed",
-        13 => c"the writer's bookkeeping is full",
-        14 => c"the writer was used out of order, or a payload's length differs from its declaration",
-        15 => c"an earlier error stopped the writer",
-        16 => c"the container is not signed",
-        _ => c"unknown result code",
+/// The messages of the result codes 0, 1, 2, ... in order, then the one of any other code, each ended by a NUL:
+/// one string that [`result_text`] walks, instead of a table of pointers and one of lengths (136 bytes of
+/// flash on a 32-bit target, and the `CStr` to `str` conversion of the message path).
+const RESULT_TEXTS: &str = "success\0\
+    the container breaks a rule of the tpack spec\0\
+    a pointer argument is NULL\0\
+    an argument is out of range\0\
+    caller storage is too short\0\
+    caller storage is not aligned for its type\0\
+    a handle was not filled by a successful call\0\
+    not found\0\
+    the entry or value is of another type\0\
+    the decoder's buffer is too small for this stream\0\
+    the decoder was used after it finished\0\
+    tpack panicked (a bug)\0\
+    a callback (the writer's output or seek, the decoder's event handler) failed\0\
+    the writer's bookkeeping is full\0\
+    the writer was used out of order, or a payload's length differs from its declaration\0\
+    an earlier error stopped the writer\0\
+    the container is not signed\0\
+    unknown result code\0";
+
+/// The number of result codes with a message of their own in [`RESULT_TEXTS`] (0 to 16).
+const RESULT_CODES: u32 = 17;
+
+/// The message of result code `result`, without its NUL (which follows it in [`RESULT_TEXTS`]).
+fn result_text(result: u32) -> &'static str {
+    let wanted = result.min(RESULT_CODES);
+    let (mut start, mut seen) = (0usize, 0u32);
+    for (at, byte) in RESULT_TEXTS.bytes().enumerate() {
+        if byte == 0 {
+            if seen == wanted {
+                return RESULT_TEXTS.get(start..at).unwrap_or("");
+            }
+            seen = seen.saturating_add(1);
+            start = at.saturating_add(1);
+        }
     }
+    ""
 }
 
 /// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.
@@ -117,7 +135,7 @@ pub unsafe extern "C" fn tpack_error_message(
         // goes, and the result code's text is written instead.
         if written.is_err() {
             w.len = 0;
-            let _ = w.write_str(result_text(error.result).to_str().unwrap_or(""));
+            let _ = w.write_str(result_text(error.result));
         }
         let end = w.len;
         if let Some(nul) = dst.get_mut(end) {
@@ -125,4 +143,47 @@ pub unsafe extern "C" fn tpack_error_message(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::ffi::CStr;
+
+    /// Every result code's message, as the table of `CStr`s before [`RESULT_TEXTS`] gave them.
+    const EXPECTED: [&str; 18] = [
+        "success",
+        "the container breaks a rule of the tpack spec",
+        "a pointer argument is NULL",
+        "an argument is out of range",
+        "caller storage is too short",
+        "caller storage is not aligned for its type",
+        "a handle was not filled by a successful call",
+        "not found",
+        "the entry or value is of another type",
+        "the decoder's buffer is too small for this stream",
+        "the decoder was used after it finished",
+        "tpack panicked (a bug)",
+        "a callback (the writer's output or seek, the decoder's event handler) failed",
+        "the writer's bookkeeping is full",
+        "the writer was used out of order, or a payload's length differs from its declaration",
+        "an earlier error stopped the writer",
+        "the container is not signed",
+        "unknown result code",
+    ];
+
+    #[test]
+    fn every_result_code_has_its_own_message_and_others_the_unknown_one() {
+        assert_eq!(RESULT_CODES, result_code(tpack_result::TPACK_RESULT_NOT_SIGNED) + 1);
+        for (code, expected) in (0u32..).zip(EXPECTED) {
+            assert_eq!(result_text(code), expected, "code {code}");
+            // SAFETY: `tpack_result_message` returns a static NUL-terminated string.
+            let c = unsafe { CStr::from_ptr(tpack_result_message(code)) };
+            assert_eq!(c.to_str(), Ok(expected), "code {code}");
+        }
+        for code in [18, 1000, u32::MAX] {
+            assert_eq!(result_text(code), "unknown result code");
+        }
+        assert_eq!(RESULT_TEXTS.bytes().filter(|&b| b == 0).count(), EXPECTED.len());
+    }
 }

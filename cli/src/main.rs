@@ -52,7 +52,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show what a tpack, safetensors or GGUF file holds: header, entries as a tree of name pieces, totals, metadata.
+    /// Show what a tpack, safetensors, GGUF or PyTorch file holds: header, entries as a tree of name pieces, totals,
+    /// metadata.
     ///
     /// The format is told from the file's first bytes. For tpack, the structure is checked (every rule but the
     /// payload checksums; `tpack verify` checks those too); a foreign file is checked as `tpack convert` reads it.
@@ -64,7 +65,7 @@ enum Command {
                             tpack inspect model.tpack --entry tok_embeddings.weight"
     )]
     Inspect {
-        /// The tpack, safetensors or GGUF file.
+        /// The tpack, safetensors, GGUF or PyTorch file.
         file: PathBuf,
         /// Print JSON (schema `tpack-inspect/3`, documented in docs/cli.md) instead of text.
         #[arg(long)]
@@ -230,15 +231,19 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Convert safetensors → tpack, GGUF → tpack (every GGML type), tpack → safetensors or tpack → GGUF.
+    /// Convert safetensors → tpack, GGUF → tpack (every GGML type), PyTorch → tpack, tpack → safetensors or
+    /// tpack → GGUF.
     ///
+    /// PyTorch checkpoints (torch.save zip or legacy files, TorchScript archives, pytorch_model.bin) are read
+    /// by a restricted pickle machine that builds only tensors and plain values and never runs their code.
     /// The input format is told from its first bytes, the output format from OUT's extension (or --to).
     /// Tensor bytes are copied unchanged; the input is validated completely first. A GGUF file converted to
     /// tpack and back comes back byte for byte. IN may be a sharded model: a Hugging Face
     /// `*.safetensors.index.json` (or its directory) or the first file of a split GGUF; every shard is
     /// checked and the whole model becomes one container.
     #[command(after_help = "Examples:\n  tpack convert model.safetensors model.tpack\n  \
-                            tpack convert llama-q4_k_m.gguf llama.tpack\n  tpack convert llama.tpack llama.gguf\n  \
+                            tpack convert llama-q4_k_m.gguf llama.tpack\n  tpack convert pytorch_model.bin model.tpack\n  \
+                            tpack convert llama.tpack llama.gguf\n  \
                             tpack convert llama.tpack llama.gguf --max-shard-size 2GB\n  \
                             tpack convert model.tpack model.safetensors\n  \
                             tpack convert hf-model/ model.tpack\n  tpack convert llama-00001-of-00004.gguf llama.tpack\n  \

@@ -45,25 +45,29 @@ fn python_file(dir: &Path, name: &str, script: &str) -> Option<PathBuf> {
     Some(out)
 }
 
-/// PyTorch checkpoints as `torch.save` lays them out, written by Python's own `zipfile` and `pickle` (torch
-/// itself is not installed): a zip archive holding `archive/data.pkl`, and the bare pickles of older
-/// versions.
+/// Pickles and zip archives that are not PyTorch checkpoints, written by Python's own `zipfile` and `pickle`:
+/// a zip whose first record is not `<name>/data.pkl` and bare pickles without PyTorch's magic number are
+/// named as what they are, with what tpack reads (checkpoints themselves: tests/pytorch.rs).
 #[test]
-fn a_pytorch_checkpoint_is_named_with_what_to_do() {
+fn a_pickle_or_zip_that_is_no_pytorch_checkpoint_is_named_with_what_tpack_reads() {
     let dir = tempfile::tempdir().unwrap();
     let zip = python_file(
         dir.path(),
         "model.pt",
         "import pickle, zipfile\n\
          with zipfile.ZipFile(out, 'w') as z:\n    \
-             z.writestr('archive/data.pkl', pickle.dumps({'w': [1.0, 2.0]}, protocol=2))\n    \
-             z.writestr('archive/version', '3\\n')\n",
+             z.writestr('version', '3\\n')\n    \
+             z.writestr('archive/data.pkl', pickle.dumps({'w': [1.0, 2.0]}, protocol=2))\n",
     );
     let Some(zip) = zip else { return };
     let err = assert_fails(
         &run!("convert", zip, dir.path().join("m.tpack")),
         3,
-        &["model.pt is a zip archive", "PyTorch", "safetensors.torch.save_file", "convert that file"],
+        &[
+            "model.pt is a zip archive but not a PyTorch checkpoint",
+            "<name>/data.pkl",
+            "never runs any other pickle",
+        ],
     );
     one_sentence(&err);
     for protocol in 2..=5 {
@@ -80,9 +84,8 @@ fn a_pytorch_checkpoint_is_named_with_what_to_do() {
             &run!("convert", pickle, dir.path().join("m.tpack")),
             3,
             &[
-                &format!("{name} is a Python pickle (protocol {protocol})"),
-                "PyTorch",
-                "safetensors.torch.save_file",
+                &format!("{name} is a Python pickle (protocol {protocol}) but not a PyTorch checkpoint"),
+                "legacy stream starting with PyTorch's magic number",
             ],
         );
         one_sentence(&err);

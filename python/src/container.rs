@@ -350,6 +350,34 @@ impl NativeContainer {
         })
     }
 
+    /// A writable view of entry `position`'s payload as `shape` elements of numpy `typestr`, over a private
+    /// copy-on-write mapping of that payload alone (`MappedFile::private_payload`): pages are read as they are
+    /// touched, a write copies its page into process memory and never reaches the file, and no other view
+    /// shares it. `None` for a container in memory (the caller copies instead).
+    ///
+    /// # Errors
+    /// `ValueError` unless the shape's size in bytes is exactly the payload's length; `OSError` if the mapping
+    /// fails. In an authenticated container, the payload is checked first, the first time (see `authenticate`).
+    fn private_payload(
+        &self,
+        py: Python<'_>,
+        position: usize,
+        typestr: &str,
+        shape: Vec<u64>,
+    ) -> PyResult<Option<PayloadView>> {
+        let open = self.open()?;
+        open.check_entry(py, position)?;
+        let parsed = &open.parsed;
+        let container = parsed.container();
+        let e = Self::entry_at(&container, position)?;
+        let Bytes::Mapped(file) = &**parsed.owner() else { return Ok(None) };
+        let payload = file.private_payload(&e).map_err(|e| os_error(&e, None))?;
+        match PayloadView::private(payload, typestr, shape) {
+            Some(view) => Ok(Some(view)),
+            None => Err(PyValueError::new_err("the view's type and shape do not cover the payload exactly")),
+        }
+    }
+
     /// Asks the kernel to read entry `position`'s pages ahead of use (`madvise(MADV_WILLNEED)`); nothing for
     /// a container in memory.
     fn prefetch(&self, position: usize) -> PyResult<()> {

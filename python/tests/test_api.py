@@ -103,7 +103,8 @@ def test_help_reads_well():
     assert "memory map" in text and "FormatError" in text and "SIGBUS" in text
     for fn in (tpack.save, tpack.load, tpack.dequantize, tpack.Container.get, tpack.Container.verify):
         assert fn.__doc__ and len(fn.__doc__) > 80, fn
-    assert "ml_dtypes" in tpack.Container.get.__doc__ and "torch.from_numpy" in tpack.__doc__
+    assert "ml_dtypes" in tpack.Container.get.__doc__ and "tpack.torch" in tpack.__doc__
+    assert "writable=True" in tpack.Container.get.__doc__ and "torch.from_dlpack" in tpack.Container.get.__doc__
 
 
 def test_the_native_view_refuses_what_would_leave_the_payload(c):

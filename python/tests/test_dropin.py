@@ -332,3 +332,38 @@ def test_big_endian_arrays_read_back_as_safetensors_reads_them(tmp_path):
     _assert_same(got, want, "big-endian")
     for name, source in tensors.items():
         assert got[name].dtype == source.dtype.newbyteorder("<") and np.array_equal(got[name], source), name
+
+
+def test_a_missing_framework_skips_its_tests_unless_ci_requires_it(monkeypatch):
+    from conftest import require_framework
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # importing it now fails, installed or not
+    monkeypatch.delenv("TPACK_REQUIRE_FRAMEWORKS", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="torch is not installed"):
+        require_framework("torch")
+    monkeypatch.setenv("TPACK_REQUIRE_FRAMEWORKS", "1")
+    with pytest.raises(pytest.fail.Exception, match="TPACK_REQUIRE_FRAMEWORKS=1 but torch cannot be imported"):
+        require_framework("torch")
+
+
+def test_get_writable_maps_each_payload_privately_and_never_writes_the_file(tmp_path):
+    tensors = _tensors()
+    path = tmp_path / "m.tpack"
+    tpack.save(path, tensors)
+    before = _digest(path)
+    with tpack.open(path) as f:
+        for name, want in tensors.items():
+            a, b = f.get(name, writable=True), f.get_tensor(name, writable=True)
+            _assert_same_array(a, want, name)
+            assert a.flags.writeable and not f.get(name).flags.writeable, name
+            if a.size:
+                assert not np.shares_memory(a, b) and not np.shares_memory(a, f.get(name)), name
+                a[...] = np.zeros((), a.dtype) if a.dtype != np.bool_ else ~a
+                _assert_same_array(b, want, name)  # the other mapping is unaffected
+                _assert_same_array(f.get(name), want, name)  # and so is the shared map
+    assert _digest(path) == before
+    # A container in memory has no file to map: the writable array is a private copy.
+    with tpack.open_bytes(path.read_bytes()) as f:
+        a = f.get("embed.weight", writable=True)
+        a[...] = 0
+        _assert_same_array(f.get("embed.weight"), tensors["embed.weight"], "in memory")

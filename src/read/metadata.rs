@@ -124,9 +124,40 @@ impl<'a> Metadata<'a> {
     /// The value stored under `key`: a binary search over the sorted records, O(log m), no allocation.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<MetaValue<'a>> {
+        Some(value_of(self.record(key)?, self.pool))
+    }
+
+    /// The record under `key`: a binary search over the sorted records.
+    fn record(&self, key: &str) -> Option<&'a MetaRecord> {
         let pool = self.pool;
         let at = self.records.binary_search_by(|r| key_of(r, pool).cmp(key.as_bytes())).ok()?;
-        Some(value_of(self.records.get(at)?, pool))
+        self.records.get(at)
+    }
+
+    /// The type of the value under `key` and its bytes in the pool (empty for the four scalar types, whose
+    /// value is inline), without decoding it: for the checks that need only a type and a length (the signed
+    /// attributes, R56), so that a reader does not link [`MetaValue::decode`] for them.
+    pub(crate) fn typed_bytes(&self, key: &str) -> Option<(MetaType, &'a [u8])> {
+        let r = self.scan(key)?;
+        Some((MetaType::from_code(r.value_type), value_bytes(r, self.pool)))
+    }
+
+    /// The inline value of the `U64` record under `key`; `None` when there is none, or it has another type.
+    pub(crate) fn u64_value(&self, key: &str) -> Option<u64> {
+        self.scan(key).filter(|r| MetaType::from_code(r.value_type) == MetaType::U64).map(|r| r.value.get())
+    }
+
+    /// The record under `key`, found by comparing every key in turn: O(m), for the few lookups of a check, in
+    /// less code than [`Metadata::record`]'s ordered search.
+    fn scan(&self, key: &str) -> Option<&'a MetaRecord> {
+        let pool = self.pool;
+        self.records.iter().find(|r| key_of(r, pool) == key.as_bytes())
+    }
+
+    /// Every key in key order, as bytes (validated UTF-8, R43), without the values.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let pool = self.pool;
+        self.records.iter().map(move |r| key_of(r, pool))
     }
 
     /// The record at `index` in key order (0 is the smallest key), as `(key, value)`: O(1), for callers that
@@ -167,11 +198,13 @@ fn value_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> MetaValue<'a> {
         MetaType::I64 => MetaValue::I64(i64::from_le_bytes(bits.to_le_bytes())),
         MetaType::F64 => MetaValue::F64(f64::from_bits(bits)),
         MetaType::BOOL => MetaValue::Bool(bits == 1),
-        // The record was validated (R40), so the fallback is unreachable.
-        other => {
-            MetaValue::decode(other, pool_slice(pool, r.value_offset.get(), r.value_len.get()).unwrap_or(&[]))
-        }
+        other => MetaValue::decode(other, value_bytes(r, pool)),
     }
+}
+
+/// The bytes of `r`'s value in `pool`. The record was validated (R40), so the fallback is unreachable.
+fn value_bytes<'a>(r: &MetaRecord, pool: &'a [u8]) -> &'a [u8] {
+    pool_slice(pool, r.value_offset.get(), r.value_len.get()).unwrap_or(&[])
 }
 
 fn key_of<'a>(r: &MetaRecord, pool: &'a [u8]) -> &'a [u8] {

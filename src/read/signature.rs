@@ -6,11 +6,10 @@ use super::Container;
 use crate::auth::Algorithm;
 use crate::error::{Error, SignedAttribute};
 use crate::format::{
-    is_newer_minor, Dtype, COMPAT_SIGNED, DIGEST_LEN, FLAG_HAS_TARGET, SIGNATURE_ALIGNMENT,
+    is_newer_minor, Dtype, MetaType, COMPAT_SIGNED, DIGEST_LEN, FLAG_HAS_TARGET, SIGNATURE_ALIGNMENT,
     SIGNATURE_ENTRY_NAME, SIGNATURE_KEY_PREFIX,
 };
 use crate::layout::len_u64;
-use crate::meta_value::MetaValue;
 
 /// The signed attributes' keys, in the order R56 checks them.
 pub(crate) const KEY_ALGORITHM: &str = "tpack.sig.alg";
@@ -30,7 +29,7 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
     }
     let flagged = container.compat_flags() & COMPAT_SIGNED != 0;
     let has_entry = container.entries().any(|e| e.dtype() == Dtype::SIGNATURE);
-    let has_keys = container.metadata.iter().any(|(key, _)| key.starts_with(SIGNATURE_KEY_PREFIX));
+    let (has_keys, undefined) = reserved_keys(container);
     if flagged != has_entry || (has_keys && !flagged) {
         return Err(Error::SignedFlag);
     }
@@ -49,7 +48,7 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
     let Some(last) = last.and_then(|last| container.entry(last)).filter(|_| flagged) else {
         return Ok(());
     };
-    let algorithm = attributes(container, minor)?;
+    let algorithm = attributes(container, minor, undefined)?;
     // R57: the digests of the other entries, then the signature.
     let digests = len_u64(last.position()).checked_mul(len_u64(DIGEST_LEN));
     let entry = position_u32(last.position());
@@ -69,35 +68,50 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
 
 /// R56 for a flagged container: each signed attribute in turn, then the keys this version does not define.
 /// Returns the algorithm, `None` for one of a newer minor.
-fn attributes(container: &Container<'_>, minor: u16) -> Result<Option<Algorithm>, Error> {
+/// Whether a metadata key starts with the reserved prefix `tpack.sig.`, and whether one of those is not an
+/// attribute this version defines: one pass over the keys for both.
+fn reserved_keys(container: &Container<'_>) -> (bool, bool) {
+    let defined = [KEY_ALGORITHM, KEY_KEY_ID, KEY_COUNTER, KEY_SUBJECT, KEY_PUBLIC_KEY];
+    let (mut reserved, mut undefined) = (false, false);
+    for key in container.metadata.keys() {
+        if key.starts_with(SIGNATURE_KEY_PREFIX.as_bytes()) {
+            reserved = true;
+            undefined |= !defined.iter().any(|d| d.as_bytes() == key);
+        }
+    }
+    (reserved, undefined)
+}
+
+/// R56 for a flagged container: each signed attribute has its type and length; `undefined` is whether a
+/// reserved key is not one of them ([`reserved_keys`]).
+fn attributes(container: &Container<'_>, minor: u16, undefined: bool) -> Result<Option<Algorithm>, Error> {
+    // Types and lengths only, read from the records (`typed_bytes`, `u64_value`): no value is decoded.
     let meta = container.metadata;
     let fault = |attribute| Error::SignatureMeta { attribute };
-    let Some(MetaValue::U64(code)) = meta.get(KEY_ALGORITHM) else {
+    let Some(code) = meta.u64_value(KEY_ALGORITHM) else {
         return Err(fault(SignedAttribute::Algorithm));
     };
     let algorithm = Algorithm::from_code(code);
     if algorithm.is_none() && !is_newer_minor(minor) {
         return Err(fault(SignedAttribute::Algorithm));
     }
-    if !matches!(meta.get(KEY_KEY_ID), Some(MetaValue::Bytes(id)) if id.len() == DIGEST_LEN) {
+    if !matches!(meta.typed_bytes(KEY_KEY_ID), Some((MetaType::BYTES, id)) if id.len() == DIGEST_LEN) {
         return Err(fault(SignedAttribute::KeyId));
     }
-    if !matches!(meta.get(KEY_COUNTER), Some(MetaValue::U64(_))) {
+    if meta.u64_value(KEY_COUNTER).is_none() {
         return Err(fault(SignedAttribute::Counter));
     }
-    match meta.get(KEY_SUBJECT) {
+    // A string's bytes are its UTF-8 (validated, R49): their number is the string's length.
+    match meta.typed_bytes(KEY_SUBJECT) {
         None => {}
-        Some(MetaValue::String(s)) if (1..=MAX_SUBJECT_LEN).contains(&s.len()) => {}
+        Some((MetaType::STRING, s)) if (1..=MAX_SUBJECT_LEN).contains(&s.len()) => {}
         Some(_) => return Err(fault(SignedAttribute::Subject)),
     }
-    match (meta.get(KEY_PUBLIC_KEY), algorithm) {
-        (None, _) | (Some(MetaValue::Bytes(_)), None) => {}
-        (Some(MetaValue::Bytes(key)), Some(algorithm)) if key.len() == algorithm.public_key_len() => {}
+    match (meta.typed_bytes(KEY_PUBLIC_KEY), algorithm) {
+        (None, _) | (Some((MetaType::BYTES, _)), None) => {}
+        (Some((MetaType::BYTES, key)), Some(algorithm)) if key.len() == algorithm.public_key_len() => {}
         (Some(_), _) => return Err(fault(SignedAttribute::PublicKey)),
     }
-    let defined = [KEY_ALGORITHM, KEY_KEY_ID, KEY_COUNTER, KEY_SUBJECT, KEY_PUBLIC_KEY];
-    let undefined =
-        meta.iter().any(|(key, _)| key.starts_with(SIGNATURE_KEY_PREFIX) && !defined.contains(&key));
     if undefined && !is_newer_minor(minor) {
         return Err(fault(SignedAttribute::Unknown));
     }

@@ -15,6 +15,7 @@ use ::tpack::{Container, OwnedMetaValue};
 use crate::error::Result;
 
 pub(crate) mod gguf;
+pub(crate) mod pytorch;
 pub(crate) mod safetensors;
 pub(crate) mod tpack;
 
@@ -29,6 +30,8 @@ pub enum Format {
     Safetensors,
     /// A GGUF file.
     Gguf,
+    /// A PyTorch checkpoint: a `torch.save` zip archive or legacy stream, or a TorchScript archive.
+    Pytorch,
 }
 
 impl Format {
@@ -39,6 +42,7 @@ impl Format {
             Format::Tpack => "tpack",
             Format::Safetensors => "safetensors",
             Format::Gguf => "GGUF",
+            Format::Pytorch => "PyTorch",
         }
     }
 
@@ -58,9 +62,10 @@ impl Format {
     pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
         // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
         // count ends in the byte 0x7b.
-        let tests: [(Format, Sniff); 3] = [
+        let tests: [(Format, Sniff); 4] = [
             (Format::Tpack, tpack::sniff),
             (Format::Gguf, gguf::sniff),
+            (Format::Pytorch, pytorch::sniff),
             (Format::Safetensors, safetensors::sniff),
         ];
         tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
@@ -80,10 +85,10 @@ const PICKLE_PROTO: u8 = 0x80;
 /// The pickle protocols a PROTO opcode may name (Python 3.8 writes 5).
 const PICKLE_PROTOCOLS: std::ops::RangeInclusive<u8> = 2..=5;
 
-/// What to do with a PyTorch checkpoint, the second half of the sentence that names one.
-const FROM_PYTORCH: &str = "tpack does not read PyTorch's pickle format, so save the tensors as safetensors first, for example with \
-                            `safetensors.torch.save_file(torch.load(\"model.pt\", weights_only=True), \"model.safetensors\")`, \
-                            and convert that file";
+/// What tpack reads of PyTorch's files, the second half of the sentence about a pickle or zip it does not read.
+const PYTORCH_READ: &str = "tpack reads the checkpoints torch.save and torch.jit.save write (a zip archive with a \
+                            <name>/data.pkl record, or a legacy stream starting with PyTorch's magic number), and \
+                            never runs any other pickle";
 
 /// Why `bytes`, the content of `path`, is in none of the formats the tool reads, in one sentence that says
 /// what the file is, if that can be told, and what to do.
@@ -96,14 +101,14 @@ pub(crate) fn not_a_model_file(path: &Path, bytes: &[u8]) -> String {
              make it again"
         ),
         [PICKLE_PROTO, protocol, ..] if PICKLE_PROTOCOLS.contains(protocol) => {
-            format!("{path} is a Python pickle (protocol {protocol}), as older PyTorch checkpoints are; {FROM_PYTORCH}")
+            format!("{path} is a Python pickle (protocol {protocol}) but not a PyTorch checkpoint; {PYTORCH_READ}")
         }
         _ if bytes.starts_with(ZIP_MAGIC) => {
-            format!("{path} is a zip archive, as PyTorch checkpoints written by torch.save are; {FROM_PYTORCH}")
+            format!("{path} is a zip archive but not a PyTorch checkpoint (its first record is not one torch.save writes); {PYTORCH_READ}")
         }
         _ => format!(
-            "{path} is not a tpack, safetensors or GGUF file (its first bytes match none of them); convert reads \
-             safetensors and GGUF files and tpack containers"
+            "{path} is not a tpack, safetensors, GGUF or PyTorch file (its first bytes match none of them); convert \
+             reads safetensors and GGUF files, PyTorch checkpoints and tpack containers"
         ),
     }
 }
@@ -203,7 +208,7 @@ pub(crate) struct Exported {
 }
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
-pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf];
+pub(crate) const IMPORTS: &[&dyn Import] = &[&safetensors::Safetensors, &gguf::Gguf, &pytorch::Pytorch];
 
 /// The foreign formats `tpack convert` writes.
 pub(crate) const EXPORTS: &[&dyn Export] = &[&safetensors::Safetensors, &gguf::Gguf];
@@ -230,6 +235,13 @@ mod tests {
         assert_eq!(Format::sniff(&gguf), Some(Format::Gguf));
         let safetensors = [&2u64.to_le_bytes()[..], b"{}"].concat();
         assert_eq!(Format::sniff(&safetensors), Some(Format::Safetensors));
+        // A zip whose first record is `<name>/data.pkl`, or a legacy torch.save stream; not any zip or pickle.
+        let torch_zip = [&b"PK\x03\x04"[..], &[0; 22], &[10, 0, 0, 0], b"a/data.pkl"].concat();
+        assert_eq!(Format::sniff(&torch_zip), Some(Format::Pytorch));
+        assert_eq!(Format::sniff(tpack_pytorch::LEGACY_HEAD), Some(Format::Pytorch));
+        let npz = [&b"PK\x03\x04"[..], &[0; 22], &[5, 0, 0, 0], b"a.npy"].concat();
+        assert_eq!(Format::sniff(&npz), None);
+        assert_eq!(Format::sniff(b"\x80\x02}q\x00."), None);
         for other in [&b""[..], b"GGU", b"12345678", b"12345678[]"] {
             assert_eq!(Format::sniff(other), None, "{other:?}");
         }
@@ -241,15 +253,22 @@ mod tests {
         assert!(not_a_model_file(p, b"").starts_with("m.pt is empty (0 bytes)"));
         for protocol in 2..=5u8 {
             let m = not_a_model_file(p, &[0x80, protocol, 0x95]);
-            assert!(m.starts_with(&format!("m.pt is a Python pickle (protocol {protocol})")), "{m}");
-            assert!(m.contains("safetensors.torch.save_file"), "{m}");
+            assert!(
+                m.starts_with(&format!("m.pt is a Python pickle (protocol {protocol}) but not a PyTorch")),
+                "{m}"
+            );
+            assert!(m.contains("never runs any other pickle"), "{m}");
         }
         let zip = not_a_model_file(p, b"PK\x03\x04\x14\0");
-        assert!(zip.starts_with("m.pt is a zip archive") && zip.contains("torch.save"), "{zip}");
+        assert!(
+            zip.starts_with("m.pt is a zip archive but not a PyTorch checkpoint")
+                && zip.contains("torch.save"),
+            "{zip}"
+        );
         // Protocol 1 and 6 are no PROTO opcodes PyTorch writes; an empty zip (PK\x05\x06) has no checkpoint.
         for other in [&[0x80, 1][..], &[0x80, 6], b"PK\x05\x06", b"hello"] {
             assert!(
-                not_a_model_file(p, other).contains("is not a tpack, safetensors or GGUF file"),
+                not_a_model_file(p, other).contains("is not a tpack, safetensors, GGUF or PyTorch file"),
                 "{other:?}"
             );
         }

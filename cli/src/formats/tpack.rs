@@ -139,10 +139,12 @@ pub(crate) fn checksum_words(e: &tpack::Entry<'_>, stored: u32, computed: u32) -
 const WRITE_CHUNK: usize = 1024 * 1024;
 
 /// Where one output entry's payload comes from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Payload<'a> {
     /// Bytes already in memory or mapped.
     Bytes(&'a [u8]),
+    /// Bytes the reader made (a PyTorch view gathered from its storage), owned by the entry.
+    Owned(Vec<u8>),
     /// A file streamed in chunks; it must still have `length` bytes.
     File(&'a Path),
     /// Big-endian elements of `width` bytes, byte-swapped to little-endian in chunks on the way through.
@@ -208,14 +210,21 @@ pub(crate) fn write(model: &Model<'_>, out: &Path, quiet: bool) -> Result<()> {
         let bar = crate::progress::bytes(total, "writing", quiet);
         let mut buffer = Vec::new();
         for e in entries {
-            match e.payload {
+            match &e.payload {
                 Payload::Bytes(bytes) => {
                     for chunk in bytes.chunks(WRITE_CHUNK) {
                         w.write(chunk).map_err(writer_error)?;
                         bar.inc(chunk.len() as u64);
                     }
                 }
+                Payload::Owned(bytes) => {
+                    for chunk in bytes.chunks(WRITE_CHUNK) {
+                        w.write(chunk).map_err(writer_error)?;
+                        bar.inc(chunk.len() as u64);
+                    }
+                }
                 Payload::Swapped { bytes, width } => {
+                    let width = *width;
                     for chunk in bytes.chunks(WRITE_CHUNK - WRITE_CHUNK % width.max(1)) {
                         buffer.clear();
                         buffer.extend_from_slice(chunk);

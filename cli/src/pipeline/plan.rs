@@ -220,7 +220,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack, \
-             tpack → safetensors and tpack → GGUF"
+             PyTorch → tpack, tpack → safetensors and tpack → GGUF"
         );
         assert_eq!(e.kind(), crate::Kind::Input);
     }

@@ -1,4 +1,4 @@
-"""tpack: zero-copy, checksummed model weights for numpy (and torch through ``torch.from_numpy``).
+"""tpack: zero-copy, checksummed model weights for numpy, torch (``tpack.torch``) and JAX.
 
 Reading::
 
@@ -20,11 +20,11 @@ Signing and verifying (format 1.2)::
         w = f.get("w")                            # checks w's signed digest, the first time only
 
 Arrays stay valid after the container is closed: each one keeps the memory map alive until it is garbage
-collected. torch: ``torch.from_numpy(f.get(name))`` shares the same memory (torch warns that the array is not
-writable; copy it with ``.clone()`` before writing to it).
+collected. ``f.get(name, writable=True)`` is writable, over a private copy-on-write mapping of that payload.
 
-Coming from safetensors: ``from tpack.numpy import save_file, load_file`` and ``tpack.safe_open(path,
-framework="np")`` take safetensors' calls unchanged (the guide's "Migrating from safetensors" lists the
+Coming from safetensors: ``from tpack.numpy import save_file, load_file``, ``from tpack.torch import save_file,
+load_file, save_model, load_model`` and ``tpack.safe_open(path, framework="np"/"pt"/"jax")`` take safetensors'
+calls unchanged (the guide's "Migrating from safetensors" lists the
 differences).
 
 The full guide is installed with the package: ``importlib.resources.files("tpack") / "docs" / "python.md"``
@@ -300,8 +300,13 @@ class Container:
     def _view_spec(self, e: _Layout):
         return _dtypes.view_spec(e.dtype if isinstance(e.dtype, str) else "", e.shape, e.nbytes, e.packing)
 
-    def get(self, name: str) -> np.ndarray:
+    def get(self, name: str, *, writable: bool = False) -> np.ndarray:
         """Entry ``name`` as a read-only numpy array viewing the payload in place (no copy).
+
+        With ``writable=True``, a writable array over a private copy-on-write mapping of this payload alone
+        (``MAP_PRIVATE``): nothing is copied up front, a page is copied into process memory when first written,
+        writes never reach the file, and each call gives an array of its own (for a container in memory, a
+        private copy). Reading it has the shared map's SIGBUS hazard (see :func:`open`).
 
         dtypes: F64, F32, F16, I64 … U8, BOOL and C64 as their numpy dtypes; BF16 and the FP8 types
         (F8E4M3, F8E5M2, F8E8M0, F8E4M3FNUZ, F8E5M2FNUZ) as ``ml_dtypes`` dtypes when ml_dtypes is installed,
@@ -311,7 +316,9 @@ class Container:
         RAW, CONTAINER and SIGNATURE as 1-D uint8 (:meth:`nested` opens a CONTAINER); a dtype of a newer format
         version as its raw bytes.
 
-        The array's ``base`` keeps the map alive, also after :meth:`close`. For torch: ``torch.from_numpy(a)``.
+        The array's ``base`` keeps the map alive, also after :meth:`close`. It exports DLPack:
+        ``torch.from_dlpack(a)`` shares the read-only map (torch cannot mark it read-only: a write kills the
+        process with SIGSEGV, so take ``writable=True`` for a tensor you will write to).
 
         In a container opened with a policy (``keys=``…), the entry's payload is checked the first time it is
         read, here or by any other method: against its signed digest (SHA-256), or its CRC if the container is
@@ -323,17 +330,18 @@ class Container:
             SignatureError: (opened with a policy) the payload is not the one that was signed (R64).
             IntegrityError: (opened with a policy, unsigned container) the payload's checksum is wrong (R50).
         """
-        return self._array(self._layout(name))
+        return self._array(self._layout(name), writable)
 
-    __getitem__ = get
-
-    def get_tensor(self, name: str) -> np.ndarray:
-        """Alias of :meth:`get`, for code written for safetensors' ``safe_open``."""
+    def __getitem__(self, name: str) -> np.ndarray:
         return self.get(name)
 
-    def _array(self, e: _Layout) -> np.ndarray:
+    def get_tensor(self, name: str, *, writable: bool = False) -> np.ndarray:
+        """Alias of :meth:`get`, for code written for safetensors' ``safe_open``."""
+        return self.get(name, writable=writable)
+
+    def _array(self, e: _Layout, writable: bool = False) -> np.ndarray:
         typestr, shape, final = self._view_spec(e)
-        array = np.asarray(self._native.payload(e.position, typestr, list(shape)))
+        array = self._raw(e, typestr, shape, writable)
         return array if final is None else array.view(final)
 
     def _read_all(self) -> Dict[str, np.ndarray]:
@@ -347,6 +355,22 @@ class Container:
             out[e.name] = np.empty(shape, np.dtype(typestr) if final is None else final)
         self._native.read_into([a.reshape(-1).view(np.uint8) for a in out.values()])
         return out
+
+    def _raw(self, e: _Layout, typestr: str, shape: Tuple[int, ...], writable: bool) -> np.ndarray:
+        """The payload as ``shape`` elements of ``typestr``: the read-only map, or a private writable mapping."""
+        if writable:
+            private = self._native.private_payload(e.position, typestr, list(shape))
+            if private is not None:
+                return np.asarray(private)
+            return np.array(self._native.payload(e.position, typestr, list(shape)))  # in memory: a copy
+        return np.asarray(self._native.payload(e.position, typestr, list(shape)))
+
+    def _bits(self, name: str, writable: bool) -> Tuple[np.ndarray, Union[str, int]]:
+        """Entry ``name`` as its plain numpy view (BF16 and FP8 as same-width unsigned integers, whether
+        ml_dtypes is installed or not) and its tpack dtype: what the framework bridges convert."""
+        e = self._layout(name)
+        typestr, shape, _ = self._view_spec(e)
+        return self._raw(e, typestr, shape, writable), e.dtype
 
     def items(self) -> Iterator[Tuple[str, np.ndarray]]:
         """``(name, array)`` for every entry, in table order."""

@@ -1,19 +1,22 @@
 """``tpack.safe_open``: safetensors' lazy reader, over a tpack container (the drop-in layer, ``docs/python.md``).
 
-Arrays it returns are private, writable copies of one tensor each (as safetensors' are): a user's in-place
-update never reaches the file, and the file is not read up front. ``tpack.open`` is the zero-copy reader.
+Every tensor it returns is private (as safetensors' are): a user's in-place update never reaches the file, and
+the file is not read up front. numpy gets a copy of each tensor; torch and JAX share a private copy-on-write
+mapping of its payload. ``tpack.open`` is the zero-copy, read-only reader.
 """
 
 from __future__ import annotations
 
+import abc
 import importlib
 import json
 import os
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import Container, TpackError
+from . import Container, TpackError, _dtypes
+from ._torch_bridge import to_torch
 
 __all__ = ["safe_open", "SafetensorError", "str_metadata"]
 
@@ -33,19 +36,73 @@ class _NoTensor(TpackError, KeyError):
 #: safetensors' framework names → the package that provides the framework's tensors.
 _FRAMEWORKS = {"np": "numpy", "numpy": "numpy", "pt": "torch", "torch": "torch", "jax": "jax", "flax": "jax"}
 
-#: ml_dtypes' names → torch's dtype attribute, for the dtypes ``torch.from_numpy`` does not take.
-_TORCH_BITS = {
-    "bfloat16": ("bfloat16", np.uint16),
-    "float8_e4m3fn": ("float8_e4m3fn", np.uint8),
-    "float8_e5m2": ("float8_e5m2", np.uint8),
-    "float8_e8m0fnu": ("float8_e8m0fnu", np.uint8),
-    "float8_e4m3fnuz": ("float8_e4m3fnuz", np.uint8),
-    "float8_e5m2fnuz": ("float8_e5m2fnuz", np.uint8),
-}
+class _Framework(abc.ABC):
+    """How one framework's tensors are made from a container's entries."""
+
+    @abc.abstractmethod
+    def tensor(self, c: Container, name: str) -> Any:
+        """Entry ``name`` of ``c`` as a private tensor."""
+
+    @abc.abstractmethod
+    def part(self, bits: np.ndarray, dtype: Union[str, int]) -> Any:
+        """The selected elements of an entry's plain view (BF16 and FP8 as same-width unsigned integers, see
+        ``Container._bits``), of tpack dtype ``dtype``, as a tensor of their own."""
 
 
-def _converter(framework: str, device: str) -> Callable[[np.ndarray], Any]:
-    """The function that turns a private numpy copy into the framework's tensor on ``device``.
+class _Numpy(_Framework):
+    """numpy: a private copy of each tensor, taken on the call (as safetensors gives)."""
+
+    def tensor(self, c: Container, name: str) -> Any:
+        return np.array(c.get(name))
+
+    def part(self, bits: np.ndarray, dtype: Union[str, int]) -> Any:
+        return _typed(np.array(bits), dtype)
+
+
+class _Torch(_Framework):
+    """torch: each tensor over a private copy-on-write mapping of its payload (safetensors maps the file
+    privately too): no copy up front, writes never reach the file; then moved to ``device``."""
+
+    def __init__(self, torch: Any, device: Any) -> None:
+        self._torch = torch
+        self._device = device
+
+    def _on_device(self, tensor: Any) -> Any:
+        return tensor if str(self._device) == "cpu" else tensor.to(self._device)
+
+    def tensor(self, c: Container, name: str) -> Any:
+        bits, dtype = c._bits(name, writable=True)
+        return self._on_device(to_torch(self._torch, bits, dtype))
+
+    def part(self, bits: np.ndarray, dtype: Union[str, int]) -> Any:
+        return self._on_device(to_torch(self._torch, np.array(bits), dtype))
+
+
+class _Jax(_Framework):
+    """JAX (CPU): each tensor shares a private copy-on-write mapping of its payload through DLPack (no copy;
+    JAX never writes to it). BF16 and FP8, which numpy cannot export through DLPack, are copied into JAX."""
+
+    def __init__(self, jnp: Any) -> None:
+        self._jnp = jnp
+
+    def tensor(self, c: Container, name: str) -> Any:
+        bits, dtype = c._bits(name, writable=True)
+        if _dtypes.ml_dtype(dtype if isinstance(dtype, str) else "") is not None:
+            return self._jnp.asarray(_typed(bits, dtype))
+        return self._jnp.from_dlpack(bits)
+
+    def part(self, bits: np.ndarray, dtype: Union[str, int]) -> Any:
+        return self._jnp.asarray(_typed(bits, dtype))
+
+
+def _typed(bits: np.ndarray, dtype: Union[str, int]) -> np.ndarray:
+    """``bits`` seen with its ml_dtypes dtype, when it is BF16 or FP8 and ml_dtypes is installed."""
+    final = _dtypes.ml_dtype(dtype) if isinstance(dtype, str) else None
+    return bits if final is None else bits.view(final)
+
+
+def _framework(framework: str, device: Any) -> _Framework:
+    """The framework ``framework`` names, making tensors on ``device``.
 
     Raises:
         TypeError: ``framework`` is not a str.
@@ -62,7 +119,7 @@ def _converter(framework: str, device: str) -> Callable[[np.ndarray], Any]:
         )
     if package == "numpy":
         _cpu_only(framework, device)
-        return lambda array: array
+        return _Numpy()
     try:
         module = importlib.import_module(package)
     except ImportError as e:
@@ -72,28 +129,14 @@ def _converter(framework: str, device: str) -> Callable[[np.ndarray], Any]:
             name=package,
         ) from e
     if package == "torch":
-        return lambda array: _to_torch(module, array, device)
+        return _Torch(module, device)
     _cpu_only(framework, device)
-    jnp = importlib.import_module("jax.numpy")
-    # jax copies host arrays onto its device anyway, and takes the ml_dtypes dtypes (it uses ml_dtypes itself).
-    return jnp.asarray
+    return _Jax(importlib.import_module("jax.numpy"))
 
 
-def _cpu_only(framework: str, device: str) -> None:
+def _cpu_only(framework: str, device: Any) -> None:
     if device != "cpu":
         raise ValueError(f"safe_open(framework={framework!r}) gives CPU arrays only; device={device!r} was asked")
-
-
-def _to_torch(torch: Any, array: np.ndarray, device: str) -> Any:
-    """A torch tensor sharing ``array``'s (private, writable) memory, moved to ``device`` if not the CPU.
-
-    torch cannot take ml_dtypes arrays: BF16 and FP8 cross as same-width integers and are viewed back."""
-    bits = _TORCH_BITS.get(array.dtype.name)
-    if bits is None:
-        tensor = torch.from_numpy(array)
-    else:
-        tensor = torch.from_numpy(array.view(bits[1])).view(getattr(torch, bits[0]))
-    return tensor if device == "cpu" else tensor.to(device)
 
 
 def str_metadata(metadata: Dict[str, Any]) -> Optional[Dict[str, str]]:
@@ -136,12 +179,13 @@ class _SafeSlice:
         return self._view.get_dtype()
 
     def __getitem__(self, index: Any) -> Any:
-        part = self._view[index]
+        bits, dtype = self._owner._container._bits(self._name, writable=False)
+        part = bits[index]
         # A view of the map is never writable (and an int index gives a numpy scalar): those are copied; a
         # writable result is already numpy's own copy (advanced indexing), which is not copied twice.
         if not (isinstance(part, np.ndarray) and part.flags.writeable):
             part = np.array(part)
-        return self._owner._convert(part)
+        return self._owner._framework.part(part, dtype)
 
     def __len__(self) -> int:
         return len(self._view)
@@ -164,7 +208,7 @@ class safe_open:  # noqa: N801 - safetensors' name
     """
 
     def __init__(self, filename: Union[str, "os.PathLike[str]"], framework: str, device: str = "cpu") -> None:
-        self._convert = _converter(framework, device)
+        self._framework = _framework(framework, device)
         self._container = Container(filename)
 
     def __enter__(self) -> "safe_open":
@@ -193,12 +237,16 @@ class safe_open:  # noqa: N801 - safetensors' name
         return name
 
     def get_tensor(self, name: str) -> Any:
-        """Tensor ``name``: a private, writable copy (in the framework's type) that never writes to the file.
+        """Tensor ``name`` in the framework's type, private: a user's in-place update never reaches the file.
+
+        numpy: a writable copy taken on the call. torch: a writable tensor over a private copy-on-write mapping
+        of the payload (nothing copied up front; a page is copied when first written), moved to ``device``.
+        JAX: an array sharing such a mapping through DLPack (BF16 and FP8 are copied).
 
         Raises:
             SafetensorError: no tensor has this name (also a ``KeyError``).
         """
-        return self._convert(np.array(self._container.get(self._known(name))))
+        return self._framework.tensor(self._container, self._known(name))
 
     def get_slice(self, name: str) -> _SafeSlice:
         """A slice object for tensor ``name``: ``get_shape()``, ``get_dtype()``, and ``[...]`` to read part.
