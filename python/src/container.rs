@@ -1,7 +1,8 @@
 //! [`NativeContainer`]: an open container (a memory-mapped file or a private copy of some bytes).
 
 use std::cell::{Cell, RefCell};
-use std::path::PathBuf;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -13,6 +14,7 @@ use tpack::{Container, Dtype, Entry, EntryVerification, MappedFile, OpenError, P
 
 use crate::errors::{format_error, os_error, Kind};
 use crate::keys::{KeyDecl, TrustedKeys};
+use crate::load::{self, Destination, LoadError};
 use crate::meta;
 use crate::source::{AlignedBuf, Bytes, Parsed};
 use crate::view::PayloadView;
@@ -38,6 +40,8 @@ struct Open {
     parsed: Parsed,
     /// Per entry, whether its payload has passed its check; empty until `authenticate`.
     checked: Vec<AtomicBool>,
+    /// The mapped file, open for `pread` (`read_into`); only for `open_file_for_load`.
+    file: Option<Arc<File>>,
 }
 
 /// Maps `path` and validates its structure (every rule but the payload checksums).
@@ -55,6 +59,42 @@ pub fn open_file(py: Python<'_>, path: PathBuf) -> PyResult<NativeContainer> {
 #[pyfunction]
 pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<NativeContainer> {
     parse(py, Bytes::Heap(AlignedBuf::copy_from(data.as_bytes())))
+}
+
+/// Like `open_file`, keeping the file open for `read_into`. The file is opened first and the map made after;
+/// the path must still name the same file (device and inode) once it is mapped, so that the payloads read
+/// later are those of the file whose structure was validated.
+#[pyfunction]
+pub fn open_file_for_load(py: Python<'_>, path: PathBuf) -> PyResult<NativeContainer> {
+    let file = File::open(&path).map_err(|e| os_error(&e, Some(&path)))?;
+    let container = open_file(py, path.clone())?;
+    if !same_file(&file, &path).map_err(|e| os_error(&e, Some(&path)))? {
+        return Err(os_error(
+            &std::io::Error::other("the file was replaced while it was being opened"),
+            Some(&path),
+        ));
+    }
+    let mut slot = container.slot();
+    if let Some(open) = slot.as_mut().and_then(Arc::get_mut) {
+        open.file = Some(Arc::new(file));
+    }
+    drop(slot);
+    Ok(container)
+}
+
+/// Whether `path` names the file `file` has open.
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (open, named) = (file.metadata()?, std::fs::metadata(path)?);
+    Ok(open.dev() == named.dev() && open.ino() == named.ino())
+}
+
+/// Whether `path` names the file `file` has open: on Windows a file open for reading cannot be renamed over
+/// or deleted (no `FILE_SHARE_DELETE`), so it still does.
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> std::io::Result<bool> {
+    Ok(true)
 }
 
 fn parse(py: Python<'_>, bytes: Bytes) -> PyResult<NativeContainer> {
@@ -81,7 +121,7 @@ pub fn dtype_info() -> Vec<(u16, &'static str, (&'static str, u64, u64))> {
 
 impl NativeContainer {
     fn new(parsed: Parsed) -> Self {
-        NativeContainer { open: Mutex::new(Some(Arc::new(Open { parsed, checked: Vec::new() }))) }
+        NativeContainer { open: Mutex::new(Some(Arc::new(Open { parsed, checked: Vec::new(), file: None }))) }
     }
 
     /// The slot; a panic elsewhere while it was locked cannot leave it half-written (it is only ever
@@ -178,8 +218,9 @@ impl NativeContainer {
         let checked = (0..parsed.container().len()).map(|_| AtomicBool::new(false)).collect();
         let mut slot = self.slot();
         // A container closed meanwhile stays closed.
-        if slot.is_some() {
-            *slot = Some(Arc::new(Open { parsed, checked }));
+        if let Some(open) = slot.as_ref() {
+            let file = open.file.clone();
+            *slot = Some(Arc::new(Open { parsed, checked, file }));
         }
         Ok(())
     }
@@ -375,6 +416,46 @@ impl NativeContainer {
         Ok(out)
     }
 
+    /// Reads every payload into `destinations` (one writable, C-contiguous 1-D `uint8` numpy array per entry,
+    /// in table order, each of exactly the payload's length, none overlapping another) with `pread`s of up to
+    /// 8 MiB on several threads, the GIL released, and checks the payload-integrity group as `verify` does
+    /// (R37, R64 when authenticated, R50, nested containers), each block CRC'd as it lands. Marks every entry
+    /// checked.
+    ///
+    /// # Errors
+    /// `ValueError` for a container not opened by `open_file_for_load`, or destinations that break the above;
+    /// `OSError` when a read fails or the file ended early (it shrank after it was opened; never SIGBUS);
+    /// `IntegrityError` / `SignatureError` for the first damaged entry, as `verify`.
+    fn read_into(&self, py: Python<'_>, destinations: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let open = self.open()?;
+        let file =
+            open.file.clone().ok_or_else(|| PyValueError::new_err("the container has no file to read"))?;
+        let container = open.parsed.container();
+        let authenticated = open.parsed.authenticated();
+        let lent = lent_destinations(&container, &destinations)?;
+        // SAFETY: `lent_destinations` checked that each is a live numpy array's writable buffer of the payload's
+        // length and that none overlaps another; `destinations` keeps the arrays alive across the call.
+        #[allow(unsafe_code)]
+        let read = py.detach(|| unsafe { load::read_all(&file, &container, authenticated.as_ref(), &lent) });
+        match read {
+            Ok(()) => {
+                for checked in &open.checked {
+                    checked.store(true, Ordering::Release);
+                }
+                Ok(())
+            }
+            Err(LoadError::Integrity(e, position)) => Err(entry_error(py, &container, e, position)),
+            Err(LoadError::Io(e, position)) => {
+                let place = match position.and_then(|p| Some((p, container.entry(p)?.name()))) {
+                    Some((position, name)) => format!("entry {position} ({name:?})"),
+                    None => "the trailer (the payload checksums)".to_owned(),
+                };
+                let message = format!("reading {place}: {e}");
+                Err(os_error(&std::io::Error::new(e.kind(), message), None))
+            }
+        }
+    }
+
     /// Checks padding and payload checksums (R37, R50), nested containers included, in table order, and
     /// raises for the first problem; in an authenticated signed container, each entry's signed digest too
     /// (R64, between R37 and R50), after which no entry is checked again on use. `progress(done, total)`
@@ -436,4 +517,45 @@ impl NativeContainer {
             Some((position, e)) => Err(entry_error(py, &container, e, position)),
         }
     }
+}
+
+/// Each array of `arrays` as a [`Destination`] for the payload of the entry at its position: a writable,
+/// C-contiguous 1-D `uint8` array of exactly the payload's length, as numpy's `__array_interface__` describes
+/// it; none overlapping another.
+fn lent_destinations(container: &Container<'_>, arrays: &[Bound<'_, PyAny>]) -> PyResult<Vec<Destination>> {
+    if arrays.len() != container.len() {
+        return Err(PyValueError::new_err("one destination per entry is needed"));
+    }
+    let mut out = Vec::with_capacity(arrays.len());
+    for (array, entry) in arrays.iter().zip(container.entries()) {
+        let interface = array.getattr("__array_interface__")?;
+        let (address, readonly): (usize, bool) = interface.get_item("data")?.extract()?;
+        let shape: Vec<u64> = interface.get_item("shape")?.extract()?;
+        let typestr: String = interface.get_item("typestr")?.extract()?;
+        let contiguous = interface.get_item("strides").map_or(true, |s| s.is_none());
+        let len =
+            usize::try_from(entry.byte_len()).map_err(|_| PyValueError::new_err("payload too large"))?;
+        if readonly
+            || !contiguous
+            || typestr != "|u1"
+            || shape != [entry.byte_len()]
+            || (address == 0 && len > 0)
+        {
+            return Err(PyValueError::new_err(
+                "each destination must be a writable 1-D uint8 array of its payload's length",
+            ));
+        }
+        out.push(Destination { address, len });
+    }
+    let mut spans: Vec<(usize, usize)> =
+        out.iter().filter(|d| d.len > 0).map(|d| (d.address, d.len)).collect();
+    spans.sort_unstable();
+    let overlapping = spans.windows(2).any(|w| match w {
+        [(a, len), (b, _)] => a.checked_add(*len).is_none_or(|end| end > *b),
+        _ => false,
+    });
+    if overlapping {
+        return Err(PyValueError::new_err("destinations must not overlap"));
+    }
+    Ok(out)
 }

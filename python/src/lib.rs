@@ -18,6 +18,7 @@
 mod container;
 mod errors;
 mod keys;
+mod load;
 mod meta;
 mod save;
 mod source;
@@ -32,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::PayloadView>()?;
     m.add_function(wrap_pyfunction!(container::open_file, m)?)?;
     m.add_function(wrap_pyfunction!(container::open_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(container::open_file_for_load, m)?)?;
     m.add_function(wrap_pyfunction!(save::write_file, m)?)?;
     m.add_function(wrap_pyfunction!(save::write_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(container::dtype_info, m)?)?;

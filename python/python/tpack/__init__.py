@@ -344,6 +344,18 @@ class Container:
         array = self._raw(e, typestr, shape, writable)
         return array if final is None else array.view(final)
 
+    def _read_all(self) -> Dict[str, np.ndarray]:
+        """Every entry read into new, writable arrays and checked (:func:`load`); only for a container opened by
+        ``_native.open_file_for_load``."""
+        layouts = [_layout(self._native.entry(i)) for i in range(len(self))]
+        out = {}
+        for e in layouts:
+            typestr, shape, final = self._view_spec(e)
+            # Each array owns its memory (``owndata``, as safetensors' arrays do); the reader fills its bytes.
+            out[e.name] = np.empty(shape, np.dtype(typestr) if final is None else final)
+        self._native.read_into([a.reshape(-1).view(np.uint8) for a in out.values()])
+        return out
+
     def _raw(self, e: _Layout, typestr: str, shape: Tuple[int, ...], writable: bool) -> np.ndarray:
         """The payload as ``shape`` elements of ``typestr``: the read-only map, or a private writable mapping."""
         if writable:
@@ -502,14 +514,27 @@ def open_bytes(data: bytes, *, keys: Optional[Keys] = None, require_signature: O
 
 def load(path: PathLike, *, keys: Optional[Keys] = None, require_signature: Optional[bool] = None,
          min_counter: Optional[int] = None, subject: Optional[str] = None) -> Dict[str, np.ndarray]:
-    """Every entry of the file as a read-only array viewing its map (no copy), keyed by name in table order.
+    """Every entry of the file as a writable array in process memory, keyed by name in table order, with
+    every payload checked on the way in (padding R37, checksum R50, nested containers; with a policy, as
+    :func:`open`, the signature and each entry's signed digest R64 too).
 
-    The file is closed on return; the arrays keep the map alive. With a policy (as :func:`open`), the signature
-    and every entry's signed digest are checked (each array is read once to hash it). Raises as :func:`open`.
+    Reads at disk speed: ``pread`` of up to 8 MiB straight into each array's own buffer (one copy, from the page
+    cache), on several threads with the GIL released, each block CRC-32'd as it lands; memory is the arrays
+    plus a few kilobytes. The file is not mapped for the payloads, so a file that shrinks meanwhile gives an
+    ``OSError``, never SIGBUS. The file is closed on return; the arrays are the caller's (writing to them never
+    reaches the file). For zero-copy read-only views of the map instead, ``tpack.open(path)`` and ``get``.
+
+    Raises:
+        FormatError, SignatureError, OSError: as :func:`open`.
+        IntegrityError: the first damaged entry in table order (``rule`` R37 or R50, ``entry_name``).
+        SignatureError: (with a policy) the first entry whose payload is not the one that was signed (R64).
+        OSError: a read failed, or the file ended early (it was truncated after it was opened).
     """
-    with open(path, keys=keys, require_signature=require_signature, min_counter=min_counter,
-              subject=subject) as f:
-        return dict(f.items())
+    path = os.fspath(path)
+    c = _authenticated(Container._wrap(_native.open_file_for_load(path), path), keys, require_signature,
+                       min_counter, subject)
+    with c:
+        return c._read_all()
 
 
 def _plan(tensors: Mapping[str, Any], alignment: int):
