@@ -241,7 +241,7 @@ fn nesting_past_the_protobuf_limit_is_refused() {
 }
 
 /// The Python with the `onnx` package: `$TPACK_ONNX_PYTHON`, else `$TPACK_PYTHON` or `python3` if it has it.
-/// CI's Python has no `onnx`, so a missing one skips the check (with a note) rather than failing.
+/// Without one the check is skipped with a note, unless `TPACK_REQUIRE_PYTHON=1` (CI, which installs `onnx`).
 fn onnx_python() -> Option<PathBuf> {
     let candidates =
         ["TPACK_ONNX_PYTHON", "TPACK_PYTHON"].iter().filter_map(std::env::var_os).map(PathBuf::from);
@@ -252,6 +252,9 @@ fn onnx_python() -> Option<PathBuf> {
             .is_ok_and(|o| o.status.success())
     });
     if found.is_none() {
+        if std::env::var("TPACK_REQUIRE_PYTHON").is_ok_and(|v| v == "1") {
+            panic!("TPACK_REQUIRE_PYTHON=1 but no Python with onnx and ml_dtypes was found");
+        }
         eprintln!("note: no Python with onnx and ml_dtypes; skipping the onnx.load read-back");
     }
     found
