@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""`tpack convert` against `cp` of the same bytes, on a >= 1 GiB GGUF and a >= 1 GiB sharded safetensors model.
+"""`tpack convert` against `cp` of the same bytes, on >= 1 GiB inputs: a GGUF, a sharded safetensors model, a
+PyTorch checkpoint, a NumPy .npy and .npz, and an ONNX model with external data.
 
     cargo build --release -p tpack-cli
-    python3 benches/convert.py [--reps N] [--json OUT.json] [--dir TMPDIR]
+    python3 benches/convert.py [--reps N] [--json OUT.json] [--dir TMPDIR] [--formats gguf,sharded,...]
 
-Needs the PyPI packages `gguf`, `safetensors` and `numpy` (the inputs are written by gguf-py's GGUFWriter and
-by safetensors.numpy.save_file, in a temporary directory that is deleted at the end; about 4.5 GiB of disk).
+Each input is written by its own library, in a temporary directory that is deleted at the end (about 2.5 GiB of
+disk at a time): gguf-py's GGUFWriter, safetensors.numpy.save_file, torch.save, numpy.save and numpy.savez, and
+onnx.save_model with save_as_external_data. The formats run are those of `--formats` (default: all of
+gguf, sharded, pytorch, npy, npz, onnx); a missing package for one of them is an error, not a skip.
 
 For each input, the repetitions interleave the two sides, `cp IN… DIR/ && sync DIR/*` then `tpack convert IN
 OUT && sync OUT`, so that both see the same machine state; each output is deleted after its repetition, and the input
@@ -85,6 +88,44 @@ def make_sharded(dir_):
     with open(os.path.join(dir_, "model.safetensors.index.json"), "w") as f:
         json.dump({"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}, f, indent=2)
     return files
+
+
+def tensor_bytes(seed, count=4, mib=256):
+    """`count` random float32 arrays of `mib` MiB each (1 GiB by default), for the single-file formats."""
+    rng = np.random.default_rng(seed)
+    return {f"layers.{i}.mlp.weight": random_bytes(rng, mib * MIB).view(np.float32).reshape(-1, 4096)
+            for i in range(count)}
+
+
+def make_pytorch(path):
+    import torch
+
+    torch.save({k: torch.from_numpy(a) for k, a in tensor_bytes(3).items()}, path)
+    return [path]
+
+
+def make_npy(path):
+    # One array of 1 GiB: a .npy holds one.
+    np.save(path, np.concatenate(list(tensor_bytes(4).values())))
+    return [path]
+
+
+def make_npz(path):
+    np.savez(path, **tensor_bytes(5))  # stored members, as numpy.savez writes them
+    return [path]
+
+
+def make_onnx(dir_):
+    import onnx
+    from onnx import helper, numpy_helper
+
+    os.makedirs(dir_)
+    inits = [numpy_helper.from_array(a, name=k) for k, a in tensor_bytes(6).items()]
+    graph = helper.make_graph([], "bench", [], [], initializer=inits)
+    path = os.path.join(dir_, "model.onnx")
+    onnx.save_model(helper.make_model(graph), path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="model.onnx.data", size_threshold=0)
+    return path, [path, os.path.join(dir_, "model.onnx.data")]
 
 
 def status_kib(pid, field):
@@ -200,18 +241,39 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--json")
     ap.add_argument("--dir", default=None, help="where the inputs are written (default: a new temporary directory)")
+    ap.add_argument("--formats", default="gguf,sharded,pytorch,npy,npz,onnx")
     args = ap.parse_args()
     if not os.path.exists(TPACK):
         sys.exit(f"{TPACK} is missing; run `cargo build --release -p tpack-cli` first")
+    formats = args.formats.split(",")
+    unknown = set(formats) - {"gguf", "sharded", "pytorch", "npy", "npz", "onnx"}
+    if unknown:
+        sys.exit(f"unknown formats: {', '.join(sorted(unknown))}")
     work = tempfile.mkdtemp(prefix="tpack-convert-bench-", dir=args.dir)
+    results = []
+
+    def one(label, make, name):
+        """Writes the input with `make`, converts it `--reps` times against cp, and deletes it."""
+        where = os.path.join(work, name)
+        made = make(where)
+        convert_input, files = made if isinstance(made, tuple) else (where, made)
+        results.append(bench(label, convert_input, files, work, args.reps))
+        shutil.rmtree(where) if os.path.isdir(where) else os.remove(where)
+
     try:
-        gguf_path = os.path.join(work, "model.gguf")
-        files = make_gguf(gguf_path)
-        results = [bench("GGUF (4 F16 + 1 Q8_0 tensors)", gguf_path, files, work, args.reps)]
-        os.remove(gguf_path)
-        st_dir = os.path.join(work, "sharded")
-        files = make_sharded(st_dir)
-        results.append(bench("sharded safetensors (4 shards, 8 tensors)", st_dir, files, work, args.reps))
+        for f in formats:
+            if f == "gguf":
+                one("GGUF (4 F16 + 1 Q8_0 tensors)", make_gguf, "model.gguf")
+            elif f == "sharded":
+                one("sharded safetensors (4 shards, 8 tensors)", make_sharded, "sharded")
+            elif f == "pytorch":
+                one("PyTorch `torch.save` (4 F32 tensors)", make_pytorch, "model.pt")
+            elif f == "npy":
+                one("NumPy .npy (one F32 array)", make_npy, "model.npy")
+            elif f == "npz":
+                one("NumPy .npz, stored (4 F32 arrays)", make_npz, "model.npz")
+            elif f == "onnx":
+                one("ONNX, external data (4 F32 initializers)", make_onnx, "onnx")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     show_and_keep(results, table, args.json)

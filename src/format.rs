@@ -401,15 +401,18 @@ macro_rules! dtypes {
             $($(#[$doc])* $name = $code, $text;)*
         }
 
-        /// Each known code's packing in two bytes ([`Packing::to_u16`]), by code; 0 for the codes in between.
-        /// A table of 104 bytes instead of a match that built each `Packing` in code (366 bytes of flash on a
-        /// Cortex-M4).
-        const PACKINGS: [u16; {
+        /// One past the largest known code: [`PACKINGS`]' length (`[0; _]` needs Rust 1.89; the MSRV is 1.88).
+        const PACKINGS_LEN: usize = {
             let mut len = 0;
             $(if $code >= len { len = $code + 1; })*
             len
-        }] = {
-            let mut table = [0; _];
+        };
+
+        /// Each known code's packing in two bytes ([`Packing::to_u16`]), by code; 0 for the codes in between.
+        /// A table of 104 bytes instead of a match that built each `Packing` in code (366 bytes of flash on a
+        /// Cortex-M4).
+        const PACKINGS: [u16; PACKINGS_LEN] = {
+            let mut table = [0; PACKINGS_LEN];
             $(table[$code] = Packing::to_u16($packing);)*
             table
         };
