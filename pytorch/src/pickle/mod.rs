@@ -2,8 +2,8 @@
 //! TorchScript's pickler write, and builds only plain values and the few PyTorch objects a checkpoint is
 //! made of. It never imports, looks up or calls anything.
 //!
-//! Allowed globals ([`globals`]): `torch._utils._rebuild_tensor_v2` / `_rebuild_tensor` (a tensor: a view
-//! of a storage, checked to lie inside it), `torch._utils._rebuild_parameter` /
+//! Allowed globals (the private `globals` module): `torch._utils._rebuild_tensor_v2` / `_rebuild_tensor` (a
+//! tensor: a view of a storage, checked to lie inside it), `torch._utils._rebuild_parameter` /
 //! `_rebuild_parameter_with_state` (the tensor it wraps), `collections.OrderedDict` (an empty ordered dict;
 //! `BUILD` attributes such as PyTorch's `_metadata` are dropped), `_codecs.encode(text, "latin1")` (how
 //! protocol 2 spells bytes: kept as the text, never decoded or called), the storage classes `torch.FloatStorage`
