@@ -21,8 +21,11 @@ const OPEN_ENDED: &str =
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
 pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
-    // Every text of `RESULT_TEXTS` is followed by its NUL.
-    result_text(result).as_ptr().cast::<c_char>()
+    // The pointer comes from the rest of `RESULT_TEXTS` from the text's start, not from the text alone: the
+    // caller's strlen reads the NUL after it, which a pointer derived from the text's own slice may not reach
+    // (Miri's Stacked Borrows check found that).
+    let (start, _) = result_span(result);
+    RESULT_TEXTS.get(start..).unwrap_or("\0").as_ptr().cast::<c_char>()
 }
 
 /// The messages of the result codes 0, 1, 2, ... in order, then the one of any other code, each ended by a NUL:
@@ -52,18 +55,26 @@ const RESULT_CODES: u32 = 17;
 
 /// The message of result code `result`, without its NUL (which follows it in [`RESULT_TEXTS`]).
 fn result_text(result: u32) -> &'static str {
+    let (start, end) = result_span(result);
+    RESULT_TEXTS.get(start..end).unwrap_or("")
+}
+
+/// Where the message of result code `result` lies in [`RESULT_TEXTS`]: its first byte and its NUL's offset.
+fn result_span(result: u32) -> (usize, usize) {
     let wanted = result.min(RESULT_CODES);
     let (mut start, mut seen) = (0usize, 0u32);
     for (at, byte) in RESULT_TEXTS.bytes().enumerate() {
         if byte == 0 {
             if seen == wanted {
-                return RESULT_TEXTS.get(start..at).unwrap_or("");
+                return (start, at);
             }
             seen = seen.saturating_add(1);
             start = at.saturating_add(1);
         }
     }
-    ""
+    // Not reached: `RESULT_TEXTS` ends with the text of every code past the last, and its NUL.
+    let end = RESULT_TEXTS.len().saturating_sub(1);
+    (end, end)
 }
 
 /// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.
