@@ -6,7 +6,7 @@ use core::fmt;
 use crate::format::Section;
 
 mod message;
-mod packed;
+pub mod packed;
 
 /// The rule table: each rule's number, id and plain words, and the context its [`Error`] variant carries,
 /// field by field, each to its slot of [`ErrorContext`]. From it come [`Rule`], [`Error::rule`],
@@ -75,6 +75,11 @@ macro_rules! rules {
             /// Every rule's description and context template, in number order, each ending with a NUL; apart
             /// from [`Rule::NAMES`], so that a firmware that prints only ids and names does not link them.
             const DESCRIPTIONS: &'static str = concat!($($what, "\0", $text, "\0",)*);
+
+            /// Every rule's message texts, in number order, each ending with a NUL: its summary (`"{name}:
+            /// {what}"`) and its context template. Only read at compile time: the messages print its packed
+            /// copy (`error/packed.rs`).
+            const MESSAGES: &'static str = concat!($(stringify!($name), ": ", $what, "\0", $text, "\0",)*);
         }
 
         // The records of `Rule::NAMES` and `Rule::DESCRIPTIONS` are found by number: the numbers must be 1, 2, 3, ... in table order.

@@ -55,11 +55,17 @@ mod read;
 #[cfg(feature = "sign")]
 pub mod sign;
 pub mod stream;
+/// UTF-8 validation without `core::str::from_utf8`, for the C API in a firmware: not a stable API.
+#[doc(hidden)]
+pub mod utf8;
 pub mod write;
 
 /// The `embedded-io` traits the writers' sinks implement (re-exported so that a dependent names the same
 /// version).
 pub use embedded_io;
+/// Fixed texts packed as the rule messages are, for the C API's own messages in a firmware: not a stable API.
+#[doc(hidden)]
+pub use error::packed as packed_text;
 pub use error::{Error, ErrorContext, Nesting, Rule, ShapeError, SignedAttribute};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, FileSink, MappedFile, OpenError, PrivatePayload};

@@ -27,6 +27,11 @@ pub struct tpack_str {
 
 impl tpack_str {
     pub(crate) fn new(s: &str) -> Self {
+        Self::of_bytes(s.as_bytes())
+    }
+
+    /// UTF-8 bytes the core validated (a name of a parsed container).
+    pub(crate) fn of_bytes(s: &[u8]) -> Self {
         tpack_str { data: s.as_ptr().cast(), len: s.len() }
     }
 }

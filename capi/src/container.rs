@@ -93,7 +93,8 @@ impl tpack_entry {
         let shape = entry.shape();
         let dims = dims_of(&shape);
         tpack_entry {
-            name: tpack_str::new(entry.name()),
+            // The bytes, not `name()`: a `&str` of them would link `core::str::from_utf8` into every firmware.
+            name: tpack_str::of_bytes(entry.name_bytes()),
             payload: tpack_bytes::new(entry.payload()),
             length: entry.byte_len(),
             offset: entry.offset(),

@@ -4,7 +4,9 @@
 //! uses `write!` either).
 
 use core::ffi::c_char;
-use core::fmt::{self, Write as _};
+use core::fmt;
+
+use tpack::packed_text;
 
 use crate::boundary::{buffer, guard, read_arg, zeroed};
 use crate::error::{
@@ -12,11 +14,42 @@ use crate::error::{
 };
 
 /// The message of `TPACK_RESULT_BUFFER_TOO_SMALL` with its `value` (see `tpack::ErrorContext::write_template`).
-const BUFFER_TOO_SMALL: &str = "the decoder's buffer is too small: the stream needs {value} bytes kept";
+macro_rules! buffer_too_small {
+    () => {
+        "the decoder's buffer is too small: the stream needs {value} bytes kept"
+    };
+}
 /// The message of the one `TPACK_RESULT_WRITER_MISUSE` with an entry and no number: an open-ended entry that
 /// `tpack_writer_declare` refused.
-const OPEN_ENDED: &str =
-    "entry {entry} is open-ended (its length found by writing): only the seekable writer takes one, and only a RAW entry";
+macro_rules! open_ended {
+    () => {
+        "entry {entry} is open-ended (its length found by writing): only the seekable writer takes one, and only a RAW entry"
+    };
+}
+
+/// The messages of the result codes 0, 1, 2, ... in order, then the one of any other code, each ended by a NUL.
+macro_rules! result_texts {
+    () => {
+        "success\0\
+        the container breaks a rule of the tpack spec\0\
+        a pointer argument is NULL\0\
+        an argument is out of range\0\
+        caller storage is too short\0\
+        caller storage is not aligned for its type\0\
+        a handle was not filled by a successful call\0\
+        not found\0\
+        the entry or value is of another type\0\
+        the decoder's buffer is too small for this stream\0\
+        the decoder was used after it finished\0\
+        tpack panicked (a bug)\0\
+        a callback (the writer's output or seek, the decoder's event handler) failed\0\
+        the writer's bookkeeping is full\0\
+        the writer was used out of order, or a payload's length differs from its declaration\0\
+        an earlier error stopped the writer\0\
+        the container is not signed\0\
+        unknown result code\0"
+    };
+}
 
 /// A fixed message for every result code (a static, NUL-terminated string; never NULL).
 #[no_mangle]
@@ -24,57 +57,57 @@ pub extern "C" fn tpack_result_message(result: u32) -> *const c_char {
     // The pointer comes from the rest of `RESULT_TEXTS` from the text's start, not from the text alone: the
     // caller's strlen reads the NUL after it, which a pointer derived from the text's own slice may not reach
     // (Miri's Stacked Borrows check found that).
-    let (start, _) = result_span(result);
+    let start = field_start(RESULT_TEXTS.as_bytes(), result.min(RESULT_CODES));
     RESULT_TEXTS.get(start..).unwrap_or("\0").as_ptr().cast::<c_char>()
 }
 
-/// The messages of the result codes 0, 1, 2, ... in order, then the one of any other code, each ended by a NUL:
-/// one string that [`result_text`] walks, instead of a table of pointers and one of lengths (136 bytes of
-/// flash on a 32-bit target, and the `CStr` to `str` conversion of the message path).
-const RESULT_TEXTS: &str = "success\0\
-    the container breaks a rule of the tpack spec\0\
-    a pointer argument is NULL\0\
-    an argument is out of range\0\
-    caller storage is too short\0\
-    caller storage is not aligned for its type\0\
-    a handle was not filled by a successful call\0\
-    not found\0\
-    the entry or value is of another type\0\
-    the decoder's buffer is too small for this stream\0\
-    the decoder was used after it finished\0\
-    tpack panicked (a bug)\0\
-    a callback (the writer's output or seek, the decoder's event handler) failed\0\
-    the writer's bookkeeping is full\0\
-    the writer was used out of order, or a payload's length differs from its declaration\0\
-    an earlier error stopped the writer\0\
-    the container is not signed\0\
-    unknown result code\0";
+/// The messages of the result codes, one string with a NUL after each (see `result_texts!`), instead of a table
+/// of pointers and one of lengths (136 bytes of flash on a 32-bit target): what `tpack_result_message` hands
+/// out.
+const RESULT_TEXTS: &str = result_texts!();
+
+/// The texts `tpack_error_message` prints, packed as the core packs the rule messages (`tpack::packed_text`:
+/// about 900 bytes in 510), so that a firmware that prints messages but never calls `tpack_result_message`
+/// keeps no plain copy: the result texts in code order, then the template of [`BUFFER_TOO_SMALL`], then the one
+/// of [`OPEN_ENDED`], each ended by a NUL.
+const PLAIN: &str = concat!(result_texts!(), buffer_too_small!(), "\0", open_ended!(), "\0");
+const PACKING: ([u8; PLAIN.len()], usize) = packed_text::pack_text::<{ PLAIN.len() }>(PLAIN.as_bytes());
+const PACKED: [u8; PACKING.1] = packed_text::first::<{ PLAIN.len() }, { PACKING.1 }>(&PACKING.0);
+/// The room the longest text of [`PLAIN`] needs, unpacked.
+const LONGEST: usize = packed_text::longest_field(PLAIN.as_bytes());
+
+/// The field of [`PACKED`] that holds the template of `TPACK_RESULT_BUFFER_TOO_SMALL`'s message with a value.
+const BUFFER_TOO_SMALL: u32 = RESULT_CODES + 1;
+/// The field of [`PACKED`] that holds the template of the open-ended entry's refusal.
+const OPEN_ENDED: u32 = RESULT_CODES + 2;
 
 /// The number of result codes with a message of their own in [`RESULT_TEXTS`] (0 to 16).
 const RESULT_CODES: u32 = 17;
 
-/// The message of result code `result`, without its NUL (which follows it in [`RESULT_TEXTS`]).
-fn result_text(result: u32) -> &'static str {
-    let (start, end) = result_span(result);
-    RESULT_TEXTS.get(start..end).unwrap_or("")
-}
-
-/// Where the message of result code `result` lies in [`RESULT_TEXTS`]: its first byte and its NUL's offset.
-fn result_span(result: u32) -> (usize, usize) {
-    let wanted = result.min(RESULT_CODES);
+/// Where field `index` (0 for the first) of `texts`, NUL-terminated fields, starts: `texts.len()` past the last.
+fn field_start(texts: &[u8], index: u32) -> usize {
     let (mut start, mut seen) = (0usize, 0u32);
-    for (at, byte) in RESULT_TEXTS.bytes().enumerate() {
+    for (at, &byte) in texts.iter().enumerate() {
+        if seen == index {
+            break;
+        }
         if byte == 0 {
-            if seen == wanted {
-                return (start, at);
-            }
             seen = seen.saturating_add(1);
             start = at.saturating_add(1);
         }
     }
-    // Not reached: `RESULT_TEXTS` ends with the text of every code past the last, and its NUL.
-    let end = RESULT_TEXTS.len().saturating_sub(1);
-    (end, end)
+    if seen == index {
+        start
+    } else {
+        texts.len()
+    }
+}
+
+/// Field `index` of [`PACKED`] (a result code's text below [`RESULT_CODES`], "unknown result code" at it, then
+/// the templates), packed.
+fn packed(index: u32) -> &'static [u8] {
+    let rest = PACKED.get(field_start(&PACKED, index)..).unwrap_or(&[]);
+    rest.split(|&b| b == 0).next().unwrap_or(&[])
 }
 
 /// A `fmt::Write` into a C buffer that keeps the last byte for the NUL and drops what does not fit.
@@ -132,13 +165,14 @@ pub unsafe extern "C" fn tpack_error_message(
         let too_small = result_code(tpack_result::TPACK_RESULT_BUFFER_TOO_SMALL);
         let misuse = result_code(tpack_result::TPACK_RESULT_WRITER_MISUSE);
         let context = context_of(&error);
+        let mut room = [0u8; LONGEST];
         let written = match (error.result, rule(error.rule)) {
             (r, Some(rule)) if r == invalid => rule.write_message(&context, &mut w),
             (r, _) if r == too_small && error.value != TPACK_NONE64 => {
-                context.write_template(BUFFER_TOO_SMALL, &mut w)
+                packed_text::write_template(&context, packed(BUFFER_TOO_SMALL), &mut room, &mut w)
             }
             (r, _) if r == misuse && error.entry != TPACK_NONE && error.value == TPACK_NONE64 => {
-                context.write_template(OPEN_ENDED, &mut w)
+                packed_text::write_template(&context, packed(OPEN_ENDED), &mut room, &mut w)
             }
             _ => Err(fmt::Error),
         };
@@ -146,7 +180,7 @@ pub unsafe extern "C" fn tpack_error_message(
         // goes, and the result code's text is written instead.
         if written.is_err() {
             w.len = 0;
-            let _ = w.write_str(result_text(error.result));
+            let _ = packed_text::write_text(packed(error.result.min(RESULT_CODES)), &mut room, &mut w);
         }
         let end = w.len;
         if let Some(nul) = dst.get_mut(end) {
@@ -183,18 +217,42 @@ mod tests {
         "unknown result code",
     ];
 
+    extern crate std;
+
+    /// Field `index` of [`PACKED`], unpacked.
+    fn text(index: u32) -> std::string::String {
+        let mut out = std::string::String::new();
+        packed_text::write_text(packed(index), &mut [0u8; LONGEST], &mut out).unwrap();
+        out
+    }
+
     #[test]
     fn every_result_code_has_its_own_message_and_others_the_unknown_one() {
         assert_eq!(RESULT_CODES, result_code(tpack_result::TPACK_RESULT_NOT_SIGNED) + 1);
         for (code, expected) in (0u32..).zip(EXPECTED) {
-            assert_eq!(result_text(code), expected, "code {code}");
+            assert_eq!(text(code.min(RESULT_CODES)), expected, "code {code}");
             // SAFETY: `tpack_result_message` returns a static NUL-terminated string.
             let c = unsafe { CStr::from_ptr(tpack_result_message(code)) };
             assert_eq!(c.to_str(), Ok(expected), "code {code}");
         }
         for code in [18, 1000, u32::MAX] {
-            assert_eq!(result_text(code), "unknown result code");
+            assert_eq!(text(code.min(RESULT_CODES)), "unknown result code");
+            // SAFETY: as above.
+            let c = unsafe { CStr::from_ptr(tpack_result_message(code)) };
+            assert_eq!(c.to_str(), Ok("unknown result code"));
         }
+        // The templates print as the plain ones with the same context.
+        let context = tpack::ErrorContext { entry: Some(3), value: Some(4096), ..Default::default() };
+        for (index, plain) in [(BUFFER_TOO_SMALL, buffer_too_small!()), (OPEN_ENDED, open_ended!())] {
+            let mut expected = std::string::String::new();
+            context.write_template(plain, &mut expected).unwrap();
+            let mut got = std::string::String::new();
+            packed_text::write_template(&context, packed(index), &mut [0u8; LONGEST], &mut got).unwrap();
+            assert_eq!(got, expected);
+            assert!(got.contains('3') || got.contains("4096"), "{got}");
+        }
+        // The packed copy is much smaller than the plain one.
+        assert!(PACKED.len() < PLAIN.len() * 2 / 3);
         assert_eq!(RESULT_TEXTS.bytes().filter(|&b| b == 0).count(), EXPECTED.len());
     }
 }

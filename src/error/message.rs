@@ -5,9 +5,10 @@
 //! packed strings hold every rule's id, name, description and context, where a `match` per column made a table
 //! of pointers and lengths for each (2 KiB more).
 //!
-//! The descriptions and templates are printed from their packed copy (`packed.rs`: recurring words as one byte
-//! each, 2.3 KB less), and the id from the rule's number (the ids, 256 B, stay for `Rule::id` alone);
-//! `Rule::NAMES` is not packed, since the C API hands out pointers into it.
+//! The names, descriptions and templates are printed from their packed copy (`packed.rs`: byte-pair encoding,
+//! 5.5 KB of text in about 2.0 KB), and the id from the rule's number (the ids, 256 B, stay for `Rule::id`
+//! alone); the plain `Rule::NAMES` and `Rule::DESCRIPTIONS` stay for `Rule::name` and `Rule::description` (the C
+//! API hands out pointers into the names), which a firmware that only prints messages does not link.
 //!
 //! Rejected: keeping `write!` and trimming around it (the machinery comes with the first `{}`), and a
 //! `Display`-free C message built in the C API (two copies of every wording, free to drift apart).
@@ -15,7 +16,7 @@
 use core::ffi::CStr;
 use core::fmt::{self, Write};
 
-use super::packed::{unpack, LONGEST};
+use super::packed::{self, unpack, LONGEST};
 use super::{ErrorContext, Rule, SignedAttribute};
 
 /// Ends each field of `Rule::NAMES` and `Rule::DESCRIPTIONS`.
@@ -31,34 +32,38 @@ pub(super) const NAME: usize = 0;
 /// The description's place in `Rule::DESCRIPTIONS`.
 pub(super) const DESCRIPTION: usize = 0;
 /// The context template's place in `Rule::DESCRIPTIONS`.
+#[cfg(test)]
 pub(super) const TEMPLATE: usize = 1;
 
 /// What follows the message of R37 or R50 found inside a nested container.
 const NESTED: &str = ", in the container at depth {depth} inside entry {outer_entry}";
+/// [`NESTED`] packed, as the messages print it.
+const NESTED_PACKING: ([u8; NESTED.len()], usize) = packed::pack_text::<{ NESTED.len() }>(NESTED.as_bytes());
+const NESTED_PACKED: [u8; NESTED_PACKING.1] =
+    packed::first::<{ NESTED.len() }, { NESTED_PACKING.1 }>(&NESTED_PACKING.0);
 
 /// The digits of every base used, for [`write_digits`].
 const DIGITS: &str = "0123456789abcdef";
 
-/// One of the two packed strings, `Rule::NAMES` or `Rule::DESCRIPTIONS`, with where each rule's record starts:
-/// a record is found by index, and only its own fields are scanned, so that [`Rule::id`] and the messages cost
-/// the same for R1 as for the last rule. (A scan from the start read up to 4.7 KB per call, which made every
-/// test that prints or compares rule ids several times slower under Miri.) A start per record rather than per
-/// field: half the table (a `u16` per rule and string, about 280 B in all on a Cortex-M4) for a scan of at most
-/// one record.
+/// One of the strings of records, `Rule::NAMES`, `Rule::DESCRIPTIONS` or the packed messages, with each rule's
+/// record's length: a record is found by adding the lengths before it, and only its own fields are scanned, so
+/// that [`Rule::id`] and the messages cost about the same for R1 as for the last rule. (A scan from the start
+/// read up to 4.7 KB per call, which made every test that prints or compares rule ids several times slower under
+/// Miri.) A length per record rather than a start per field: a byte per rule and string (64 B each on a
+/// Cortex-M4; a `u16` start per record was twice that) for a sum of at most 63 bytes and a scan of one record.
 pub(super) struct Fields {
-    /// The records, `FIELDS` fields each, every field ending with a NUL.
+    /// The records, a fixed number of fields each, every field ending with a NUL.
     pub(super) texts: &'static [u8],
-    /// Where each record starts in `texts`, then `texts.len()`: the record of rule `n` is
-    /// `texts[starts[n - 1]..starts[n]]`.
-    pub(super) starts: &'static [u16],
+    /// Each record's length in `texts`, in number order: the record of rule `n` follows the `n - 1` before.
+    pub(super) lengths: &'static [u8],
 }
 
 /// How many records each string holds, and so the length of their tables but one.
 const RECORDS: usize = Rule::ALL.len();
 
 /// `Rule::NAMES` by record.
-pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES.as_bytes(), starts: &NAME_STARTS };
-const NAME_STARTS: [u16; RECORDS + 1] = record_starts::<1, { RECORDS + 1 }>(Rule::NAMES.as_bytes());
+pub(super) const NAMES: Fields = Fields { texts: Rule::NAMES.as_bytes(), lengths: &NAME_LENGTHS };
+const NAME_LENGTHS: [u8; RECORDS] = record_lengths::<1, RECORDS>(Rule::NAMES.as_bytes());
 
 /// Bytes per id in [`IDS`]: `"R64"` and a NUL.
 const ID_WIDTH: usize = 4;
@@ -126,31 +131,31 @@ pub(super) const fn id_text(number: u8) -> Option<&'static str> {
 
 /// `Rule::DESCRIPTIONS` by record.
 pub(super) const DESCRIPTIONS: Fields =
-    Fields { texts: Rule::DESCRIPTIONS.as_bytes(), starts: &DESCRIPTION_STARTS };
-const DESCRIPTION_STARTS: [u16; RECORDS + 1] =
-    record_starts::<FIELDS, { RECORDS + 1 }>(Rule::DESCRIPTIONS.as_bytes());
+    Fields { texts: Rule::DESCRIPTIONS.as_bytes(), lengths: &DESCRIPTION_LENGTHS };
+const DESCRIPTION_LENGTHS: [u8; RECORDS] = record_lengths::<FIELDS, RECORDS>(Rule::DESCRIPTIONS.as_bytes());
 
-/// Where each record of `PER` NUL-terminated fields of `texts` starts, then `texts.len()`. Fails to compile
-/// when `texts` does not hold exactly `LEN - 1` records, or is longer than a `u16` reaches.
+/// The length of each record of `PER` NUL-terminated fields of `bytes`. Fails to compile when `bytes` does not
+/// hold exactly `LEN` records, ends in a field without its NUL, or has a record longer than 255 bytes.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::as_conversions)] // at compile time only
-pub(super) const fn record_starts<const PER: usize, const LEN: usize>(bytes: &[u8]) -> [u16; LEN] {
-    assert!(bytes.len() <= u16::MAX as usize, "a rule text table past 64 KiB");
-    let mut starts = [0u16; LEN];
-    let mut fields = 0;
-    let mut i = 0;
+pub(super) const fn record_lengths<const PER: usize, const LEN: usize>(bytes: &[u8]) -> [u8; LEN] {
+    let mut lengths = [0u8; LEN];
+    let (mut fields, mut start, mut i) = (0, 0, 0);
     while i < bytes.len() {
         if bytes[i] == FIELD_END {
             fields += 1;
             if fields % PER == 0 {
-                assert!(fields / PER < LEN, "a rule text table with more records than rules");
-                starts[fields / PER] = (i + 1) as u16;
+                let record = fields / PER - 1;
+                assert!(record < LEN, "a rule text table with more records than rules");
+                assert!(i + 1 - start <= u8::MAX as usize, "a rule's texts longer than 255 bytes");
+                lengths[record] = (i + 1 - start) as u8;
+                start = i + 1;
             }
         }
         i += 1;
     }
-    assert!(fields == (LEN - 1) * PER, "a rule text table with fewer fields than its rules need");
-    assert!(starts[LEN - 1] as usize == bytes.len(), "a rule text table ends in a field without its NUL");
-    starts
+    assert!(fields == LEN * PER, "a rule text table with fewer fields than its rules need");
+    assert!(start == bytes.len(), "a rule text table ends in a field without its NUL");
+    lengths
 }
 
 /// The field at `place` of the rule numbered `number`, with its NUL: `None` for a number that is no rule.
@@ -159,11 +164,17 @@ pub(super) const fn with_nul(fields: &Fields, number: u8, place: usize) -> Optio
     let Some(before) = number.checked_sub(1) else { return None };
     #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
     let before = before as usize;
-    let (Some(start), Some(end)) =
-        (start_at(fields.starts, before), start_at(fields.starts, before.saturating_add(1)))
-    else {
-        return None;
-    };
+    let Some((earlier, [length, ..])) = fields.lengths.split_at_checked(before) else { return None };
+    let mut start = 0usize;
+    let mut rest = earlier;
+    while let Some((&len, tail)) = rest.split_first() {
+        #[allow(clippy::as_conversions)] // u8 to usize, lossless; `usize::from` is not a `const fn`
+        let len = len as usize;
+        start = start.saturating_add(len);
+        rest = tail;
+    }
+    #[allow(clippy::as_conversions)] // u8 to usize, lossless
+    let end = start.saturating_add(*length as usize);
     let Some((record, _)) = fields.texts.split_at_checked(end) else { return None };
     let Some((_, mut field)) = record.split_at_checked(start) else { return None };
     // Past `place` fields of the record, then up to the next NUL.
@@ -186,15 +197,6 @@ pub(super) const fn with_nul(fields: &Fields, number: u8, place: usize) -> Optio
         }
     }
     None
-}
-
-/// `starts[index]` as a `usize`, `None` past the table (`<[u16]>::get` is not a `const fn`).
-const fn start_at(starts: &[u16], index: usize) -> Option<usize> {
-    match starts.split_at_checked(index) {
-        #[allow(clippy::as_conversions)] // u16 to usize, lossless; `usize::from` is not a `const fn`
-        Some((_, [start, ..])) => Some(*start as usize),
-        _ => None,
-    }
 }
 
 /// The field at `place` of `fields` for the rule numbered `number`, without its NUL.
@@ -241,10 +243,15 @@ impl Rule {
         // would cost the code of a second pass.
         self.write_summary(out)?;
         let mut room = [0u8; LONGEST];
-        context.write_template(unpack(self.number(), TEMPLATE, &mut room).ok_or(fmt::Error)?, out)?;
+        context.write_coded_template(
+            unpack(self.number(), packed::TEMPLATE, &mut room).ok_or(fmt::Error)?,
+            out,
+        )?;
         // Where in the nesting, for an integrity error found inside a nested container (R39's template says it).
         match (self, context.depth) {
-            (Rule::PaddingNonZero | Rule::EntryChecksum, Some(1..)) => context.write_template(NESTED, out),
+            (Rule::PaddingNonZero | Rule::EntryChecksum, Some(1..)) => {
+                packed::write_template(context, &NESTED_PACKED, &mut room, out)
+            }
             _ => Ok(()),
         }
     }
@@ -256,14 +263,13 @@ impl Rule {
     pub(super) fn write_summary<W: Write + ?Sized>(self, out: &mut W) -> fmt::Result {
         let number = self.number();
         // The id from the number ("R" and its digits, as the ids are written: checked by the tests), so that the
-        // messages do not link the ids.
+        // messages do not link the ids; the name and description from their packed copy, so that they do not
+        // link the plain names.
         out.write_str("R")?;
         write_digits(out, u64::from(number), 10, 1)?;
         out.write_str(" ")?;
-        out.write_str(text(&NAMES, number, NAME).ok_or(fmt::Error)?)?;
-        out.write_str(": ")?;
         let mut room = [0u8; LONGEST];
-        out.write_str(unpack(number, DESCRIPTION, &mut room).ok_or(fmt::Error)?)
+        write_ascii(out, unpack(number, packed::SUMMARY, &mut room).ok_or(fmt::Error)?)
     }
 }
 
@@ -278,17 +284,39 @@ impl ErrorContext {
     /// `fmt::Error` when a placeholder is unknown, unclosed, or names a slot that is `None`, or when `out` fails:
     /// the text before it has been written then.
     pub fn write_template<W: Write + ?Sized>(&self, template: &str, out: &mut W) -> fmt::Result {
-        pieces(template, &mut |piece| match piece {
-            Piece::Text(text) => out.write_str(text),
-            Piece::Slot(name) => self.write_slot(name, out),
+        // A piece of a `&str` cut at ASCII braces is UTF-8: `from_utf8` only gives it back as a `&str` (the
+        // messages of this crate go through `write_ascii_template`, which does not link it).
+        pieces(template.as_bytes(), &mut |piece| match piece {
+            Piece::Text(text) => out.write_str(core::str::from_utf8(text).map_err(|_| fmt::Error)?),
+            Piece::Slot(name) => {
+                // A table and one comparison loop: a `match` on the strings compiled to a comparison per arm.
+                let at = PLACEHOLDER_NAMES.split(|&b| b == FIELD_END).position(|n| n == name);
+                self.write_slot(*at.and_then(|at| PLACEHOLDERS.get(at)).ok_or(fmt::Error)?, out)
+            }
         })
     }
 
-    /// Writes placeholder `name`; `fmt::Error` when it is unknown or not set.
-    fn write_slot<W: Write + ?Sized>(&self, name: &str, out: &mut W) -> fmt::Result {
-        // A table and one comparison loop: a `match` on the strings compiled to a comparison per arm.
-        let at = PLACEHOLDER_NAMES.split(|&b| b == FIELD_END).position(|n| n == name.as_bytes());
-        let which = at.and_then(|at| PLACEHOLDERS.get(at)).ok_or(fmt::Error)?;
+    /// [`ErrorContext::write_template`] of a packed message's template, unpacked: printable ASCII written by
+    /// [`write_ascii`] (so that the messages link no UTF-8 validation), and each placeholder as the one byte
+    /// the packing gave it (`packed::FIRST_PLACEHOLDER` on, in the order of [`PLACEHOLDERS`]), so that they
+    /// look for no braces and compare no names.
+    pub(super) fn write_coded_template<W: Write + ?Sized>(
+        &self,
+        template: &[u8],
+        out: &mut W,
+    ) -> fmt::Result {
+        for byte in template {
+            let slot = usize::from(byte.wrapping_sub(packed::FIRST_PLACEHOLDER));
+            match PLACEHOLDERS.get(slot) {
+                Some(&which) => self.write_slot(which, out)?,
+                None => write_ascii(out, core::slice::from_ref(byte))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes placeholder `which`; `fmt::Error` when it is not set.
+    fn write_slot<W: Write + ?Sized>(&self, which: Placeholder, out: &mut W) -> fmt::Result {
         // (base, digits at least, value) of a number; texts and the inner rule are written at once.
         let (base, min_digits, n) = match which {
             Placeholder::Entry => (10, 1, self.entry.map(u64::from)),
@@ -319,7 +347,7 @@ impl ErrorContext {
 
 /// What a placeholder prints (see [`ErrorContext::write_template`]).
 #[derive(Clone, Copy)]
-enum Placeholder {
+pub(super) enum Placeholder {
     Entry,
     Record,
     Position,
@@ -337,14 +365,14 @@ enum Placeholder {
 
 /// Every placeholder's name in a template, each ending with a NUL, in the order of [`PLACEHOLDERS`]: one string
 /// rather than a pointer and length per name.
-const PLACEHOLDER_NAMES: &[u8] = concat!(
+pub(super) const PLACEHOLDER_NAMES: &[u8] = concat!(
     "entry\0record\0position\0offset\0value\0value:x\0depth\0outer_entry\0",
     "stored\0computed\0section\0inner\0attribute\0",
 )
 .as_bytes();
 
 /// Every placeholder, in the order of [`PLACEHOLDER_NAMES`].
-const PLACEHOLDERS: [Placeholder; 13] = [
+pub(super) const PLACEHOLDERS: [Placeholder; 13] = [
     Placeholder::Entry,
     Placeholder::Record,
     Placeholder::Position,
@@ -362,17 +390,30 @@ const PLACEHOLDERS: [Placeholder; 13] = [
 
 /// A part of a template: text to copy, or a placeholder's name (between the braces).
 enum Piece<'a> {
-    Text(&'a str),
-    Slot(&'a str),
+    Text(&'a [u8]),
+    Slot(&'a [u8]),
+}
+
+/// Writes `text`, printable ASCII (as every unpacked message is, but for its placeholders' bytes), a character
+/// at a time: making a `&str` of the bytes would link `core::str::from_utf8` (620 bytes on a Cortex-M4, with its
+/// table). `fmt::Error` for any other byte.
+pub(super) fn write_ascii<W: Write + ?Sized>(out: &mut W, text: &[u8]) -> fmt::Result {
+    for &byte in text {
+        if !(b' '..=b'~').contains(&byte) {
+            return Err(fmt::Error);
+        }
+        out.write_char(char::from(byte))?;
+    }
+    Ok(())
 }
 
 /// Hands `each` the pieces of `template` in order; stops at the first error. An unclosed `{` is an error.
-fn pieces<'a>(template: &'a str, each: &mut impl FnMut(Piece<'a>) -> fmt::Result) -> fmt::Result {
+fn pieces<'a>(template: &'a [u8], each: &mut impl FnMut(Piece<'a>) -> fmt::Result) -> fmt::Result {
     let mut rest = template;
-    while let Some(open) = rest.bytes().position(|b| b == b'{') {
+    while let Some(open) = rest.iter().position(|&b| b == b'{') {
         each(Piece::Text(rest.get(..open).ok_or(fmt::Error)?))?;
         let after = rest.get(open.saturating_add(1)..).ok_or(fmt::Error)?;
-        let close = after.bytes().position(|b| b == b'}').ok_or(fmt::Error)?;
+        let close = after.iter().position(|&b| b == b'}').ok_or(fmt::Error)?;
         each(Piece::Slot(after.get(..close).ok_or(fmt::Error)?))?;
         rest = after.get(close.saturating_add(1)..).ok_or(fmt::Error)?;
     }

@@ -59,11 +59,9 @@ fn check_framing(record: u32, value_type: MetaType, value: &[u8], depth: u8) -> 
 /// R48–R49 for a pool value whose framing R47 accepted.
 fn check_contents(record: u32, value_type: MetaType, value: &[u8]) -> Result<(), Error> {
     match value_type {
-        MetaType::STRING => {
-            core::str::from_utf8(value).map_err(|_| Error::MetaUtf8 { record })?;
-        }
+        MetaType::STRING if !crate::utf8::is_valid(value) => return Err(Error::MetaUtf8 { record }),
         MetaType::STRING_ARRAY
-            if StringArray::encoded_items(value).any(|item| core::str::from_utf8(item).is_err()) =>
+            if StringArray::encoded_items(value).any(|item| !crate::utf8::is_valid(item)) =>
         {
             return Err(Error::MetaUtf8 { record });
         }

@@ -91,6 +91,14 @@ impl<'a> Entry<'a> {
         self.descriptor
     }
 
+    /// The name's bytes: UTF-8 (the reader checked, R18) of 1 to 1024 bytes, what [`Entry::name`] gives as a
+    /// `&str`. For a binding that hands out bytes: [`Entry::name`] links `core::str::from_utf8` (about 620 bytes
+    /// of flash on a Cortex-M4), which a firmware that only verifies, decodes and prints messages can do without.
+    #[must_use]
+    pub fn name_bytes(&self) -> &'a [u8] {
+        name_in(self.names, self.descriptor)
+    }
+
     /// The name; validated UTF-8 of at most 1024 bytes.
     #[must_use]
     pub fn name(&self) -> &'a str {

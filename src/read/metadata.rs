@@ -40,7 +40,7 @@ pub(super) fn check(section: &[u8], count: u32, minor: u16) -> Result<Metadata<'
         if key_len == 0 || key_len > MAX_KEY_LEN {
             return Err(Error::MetaKeyLength { record });
         }
-        if core::str::from_utf8(key).is_err() {
+        if !crate::utf8::is_valid(key) {
             return Err(Error::MetaKeyUtf8 { record });
         }
         if let Some(previous) = previous_key {

@@ -7,13 +7,14 @@ use zerocopy::little_endian::U32;
 use crate::error::Error;
 use crate::format::{Descriptor, MAX_NAME_LEN};
 use crate::layout::{len_u64, name_in, name_span, span};
+use crate::utf8::is_boundary;
 
 /// R15–R18: names are packed in table order, non-empty, short enough and UTF-8.
 pub(super) fn check_names(table: &[Descriptor], pool: &[u8]) -> Result<(), Error> {
     // One UTF-8 pass over the whole pool (a fast path for ASCII) instead of one call per name. The pool is the
     // names back to back, so when it is valid a name is valid exactly when it starts and ends on character
     // boundaries; only an invalid pool needs the per-name check, to name the entry.
-    let text = core::str::from_utf8(pool).ok();
+    let text = crate::utf8::is_valid(pool).then_some(pool);
     let mut cursor: u64 = 0;
     for (entry, d) in (0u32..).zip(table) {
         let len = d.name_len.get();
@@ -26,8 +27,8 @@ pub(super) fn check_names(table: &[Descriptor], pool: &[u8]) -> Result<(), Error
             return Err(Error::NameLength { entry, len });
         }
         let valid = match text {
-            Some(text) => text.is_char_boundary(range.start) && text.is_char_boundary(range.end),
-            None => pool.get(range).is_some_and(|name| core::str::from_utf8(name).is_ok()),
+            Some(text) => is_boundary(text, range.start) && is_boundary(text, range.end),
+            None => pool.get(range).is_some_and(crate::utf8::is_valid),
         };
         if !valid {
             return Err(Error::NameUtf8 { entry });

@@ -36,7 +36,7 @@ pub(super) fn check(container: &Container<'_>) -> Result<(), Error> {
     let last = container.len().checked_sub(1);
     for entry in container.entries() {
         let is_signature = entry.dtype() == Dtype::SIGNATURE;
-        let named = entry.name() == SIGNATURE_ENTRY_NAME;
+        let named = entry.name_bytes() == SIGNATURE_ENTRY_NAME.as_bytes();
         let misshapen = Some(entry.position()) != last
             || !named
             || entry.descriptor().flags & FLAG_HAS_TARGET != 0
