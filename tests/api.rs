@@ -213,7 +213,9 @@ fn verification_goes_entry_by_entry_with_progress() {
 #[test]
 fn verify_and_verification_agree_on_every_vector() {
     let mut checked = 0;
-    for name in vectors_in("valid").into_iter().chain(vectors_in("invalid")) {
+    // Under Miri (slow), every 4th invalid vector: most fail to parse, and rules.rs reaches each rule natively.
+    let invalid = vectors_in("invalid").into_iter().step_by(if cfg!(miri) { 4 } else { 1 });
+    for name in vectors_in("valid").into_iter().chain(invalid) {
         let bytes = vector(&name);
         if !affordable(&bytes) {
             continue;

@@ -113,7 +113,9 @@ fn check(inner: &[u8], rule: u32) {
     assert_eq!(r, INVALID);
     assert_eq!(e, tpack_error { depth: 2, outer_entry: 2, ..own });
     assert!(message(&e).ends_with(", in the container at depth 2 inside entry 2"), "{}", message(&e));
-    for chunk in [1, 5, 64, bytes.len()] {
+    // Under Miri (slow), byte-at-a-time feeding is left to the native run: a few thousand calls there.
+    let chunks: &[usize] = if cfg!(miri) { &[5, bytes.len()] } else { &[1, 5, 64, bytes.len()] };
+    for &chunk in chunks {
         assert_eq!(decoded(&bytes, chunk), (INVALID, e), "chunks of {chunk}");
     }
 }
