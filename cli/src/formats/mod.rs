@@ -19,6 +19,7 @@ pub(crate) mod numpy;
 pub(crate) mod onnx;
 pub(crate) mod pytorch;
 pub(crate) mod safetensors;
+pub(crate) mod tensorflow;
 pub(crate) mod tpack;
 
 use self::tpack::OutEntry;
@@ -40,6 +41,8 @@ pub enum Format {
     Npz,
     /// An ONNX model.
     Onnx,
+    /// A TensorFlow tensor bundle: a checkpoint, or a SavedModel's variables (found by its `.index` file).
+    TensorFlow,
 }
 
 impl Format {
@@ -54,6 +57,7 @@ impl Format {
             Format::Npy => "NumPy .npy",
             Format::Npz => "NumPy .npz",
             Format::Onnx => "ONNX",
+            Format::TensorFlow => "TensorFlow checkpoint",
         }
     }
 
@@ -76,7 +80,7 @@ impl Format {
     pub(crate) fn sniff(head: &[u8]) -> Option<Format> {
         // Most specific first: the safetensors test (byte 8 is `{`) also passes for a GGUF file whose tensor
         // count ends in the byte 0x7b.
-        let tests: [(Format, Sniff); 7] = [
+        let tests: [(Format, Sniff); 8] = [
             (Format::Tpack, tpack::sniff),
             (Format::Gguf, gguf::sniff),
             (Format::Pytorch, pytorch::sniff),
@@ -85,6 +89,8 @@ impl Format {
             (Format::Npz, numpy::sniff_npz),
             // Three bytes of protobuf, where the safetensors test reads one.
             (Format::Onnx, onnx::sniff),
+            // An SSTable's magic number at the end, the bundle header's empty key at the start.
+            (Format::TensorFlow, tensorflow::sniff),
             (Format::Safetensors, safetensors::sniff),
         ];
         tests.into_iter().find(|(_, test)| test(head)).map(|(format, _)| format)
@@ -228,8 +234,15 @@ pub(crate) struct Exported {
 }
 
 /// The foreign formats `tpack convert` reads, in the order the help and messages list them.
-pub(crate) const IMPORTS: &[&dyn Import] =
-    &[&safetensors::Safetensors, &gguf::Gguf, &pytorch::Pytorch, &numpy::Npy, &numpy::Npz, &onnx::Onnx];
+pub(crate) const IMPORTS: &[&dyn Import] = &[
+    &safetensors::Safetensors,
+    &gguf::Gguf,
+    &pytorch::Pytorch,
+    &numpy::Npy,
+    &numpy::Npz,
+    &onnx::Onnx,
+    &tensorflow::TensorFlow,
+];
 
 /// The foreign formats `tpack convert` writes.
 pub(crate) const EXPORTS: &[&dyn Export] =

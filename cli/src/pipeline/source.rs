@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ::tpack::Container;
 
 use crate::error::{CliError, Result};
-use crate::formats::{importer, not_a_model_file, tpack, Format, Model};
+use crate::formats::{importer, not_a_model_file, tensorflow, tpack, Format, Model};
 use crate::shards::{Found, ShardSet};
 
 /// What IN names, opened: every file of it mapped for as long as the source lives.
@@ -35,13 +35,16 @@ pub(crate) enum Input<'a> {
 }
 
 impl Source {
-    /// Opens what `input` names: a shard set (a Hugging Face index or its directory, or the first split of a
+    /// Opens what `input` names: a TensorFlow checkpoint by its directory or prefix (its `.index` file), a shard set (a Hugging Face index or its directory, or the first split of a
     /// split GGUF; its index or split keys are read to find its files), else the one file `input`, of which
     /// nothing is read beyond what tells its format.
     ///
     /// # Errors
     /// What [`ShardSet::find`] refuses, [`crate::Kind::Io`] when `input` cannot be mapped.
     pub(crate) fn open(input: &Path) -> Result<Source> {
+        // A TensorFlow checkpoint is named by its directory or its prefix as often as by its index file.
+        let located = tensorflow::locate(input);
+        let input = located.as_deref().unwrap_or(input);
         Ok(match ShardSet::find(input)? {
             Found::Set(set) => Source::Set(set),
             Found::File(map) => {

@@ -74,6 +74,9 @@ pub fn run(path: &Path, entry: Option<&str>, as_json: bool) -> Result<String> {
 /// ([`crate::error::Kind::Invalid`]) or a valid foreign file ([`crate::error::Kind::Input`]); `--entry` names
 /// no entry ([`crate::error::Kind::Input`]).
 pub fn run_with(path: &Path, opts: &Options) -> Result<String> {
+    // A TensorFlow checkpoint by its directory or prefix: its `.index` file, as `convert` finds it.
+    let located = crate::formats::tensorflow::locate(path);
+    let path = located.as_deref().unwrap_or(path);
     let map = match find(path)? {
         Found::Set(set) => {
             // A shard set (a Hugging Face index, or the first split of a split GGUF), read and merged as
