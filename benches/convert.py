@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """`tpack convert` against `cp` of the same bytes, on >= 1 GiB inputs: a GGUF, a sharded safetensors model, a
-PyTorch checkpoint, a NumPy .npy and .npz, and an ONNX model with external data.
+PyTorch checkpoint, a NumPy .npy and .npz, an ONNX model with external data, and a TensorFlow checkpoint.
 
     cargo build --release -p tpack-cli
     python3 benches/convert.py [--reps N] [--json OUT.json] [--dir TMPDIR] [--formats gguf,sharded,...]
 
 Each input is written by its own library, in a temporary directory that is deleted at the end (about 2.5 GiB of
 disk at a time): gguf-py's GGUFWriter, safetensors.numpy.save_file, torch.save, numpy.save and numpy.savez, and
-onnx.save_model with save_as_external_data. The formats run are those of `--formats` (default: all of
-gguf, sharded, pytorch, npy, npz, onnx); a missing package for one of them is an error, not a skip.
+onnx.save_model with save_as_external_data, and tf.train.Checkpoint.write. The formats run are those of
+`--formats` (default: all of gguf, sharded, pytorch, npy, npz, onnx, tensorflow); a missing package for one of them
+is an error, not a skip.
 
 For each input, the repetitions interleave the two sides, `cp IN… DIR/ && sync DIR/*` then `tpack convert IN
 OUT && sync OUT`, so that both see the same machine state; each output is deleted after its repetition, and the input
@@ -236,17 +237,26 @@ def table(results):
     return "\n".join(lines)
 
 
+def make_tensorflow(dir_):
+    import tensorflow as tf
+
+    os.makedirs(dir_)
+    ckpt = tf.train.Checkpoint(**{f"w{i}": tf.Variable(a) for i, a in enumerate(tensor_bytes(7).values())})
+    prefix = ckpt.write(os.path.join(dir_, "ckpt"))
+    return prefix, [os.path.join(dir_, f) for f in os.listdir(dir_)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--json")
     ap.add_argument("--dir", default=None, help="where the inputs are written (default: a new temporary directory)")
-    ap.add_argument("--formats", default="gguf,sharded,pytorch,npy,npz,onnx")
+    ap.add_argument("--formats", default="gguf,sharded,pytorch,npy,npz,onnx,tensorflow")
     args = ap.parse_args()
     if not os.path.exists(TPACK):
         sys.exit(f"{TPACK} is missing; run `cargo build --release -p tpack-cli` first")
     formats = args.formats.split(",")
-    unknown = set(formats) - {"gguf", "sharded", "pytorch", "npy", "npz", "onnx"}
+    unknown = set(formats) - {"gguf", "sharded", "pytorch", "npy", "npz", "onnx", "tensorflow"}
     if unknown:
         sys.exit(f"unknown formats: {', '.join(sorted(unknown))}")
     work = tempfile.mkdtemp(prefix="tpack-convert-bench-", dir=args.dir)
@@ -274,6 +284,8 @@ def main():
                 one("NumPy .npz, stored (4 F32 arrays)", make_npz, "model.npz")
             elif f == "onnx":
                 one("ONNX, external data (4 F32 initializers)", make_onnx, "onnx")
+            elif f == "tensorflow":
+                one("TensorFlow checkpoint (4 F32 variables)", make_tensorflow, "tensorflow")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     show_and_keep(results, table, args.json)

@@ -11,9 +11,10 @@
 //! `run_*` function per command (with its options), the [`Format`] that `convert --to` names, the
 //! [`KeyAlgorithm`] of `keygen`, the `--max-shard-size` parser
 //! ([`parse_shard_size`]), the error type, the signal handling the binary installs ([`signals`]), and
-//! `fuzz_read`, through which the fuzz targets reach the NumPy and ONNX readers. The GGUF parser is its own
+//! `fuzz_read`, through which the fuzz targets reach the NumPy, ONNX and TensorFlow readers. The GGUF parser is its own
 //! crate, `tpack-gguf`; safetensors files are read by the `safetensors` crate, `.npz` archives by `zip`, and
-//! ONNX protobuf by `prost` (with types generated from the official `onnx.proto`).
+//! ONNX protobuf by `prost` (with types generated from the official `onnx.proto`; TensorFlow's few bundle
+//! messages declared for prost by hand), CRC-32C by `crc32c`.
 
 mod commands;
 mod describe;

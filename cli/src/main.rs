@@ -15,7 +15,8 @@ Exit codes:
   1  a tpack file is invalid or corrupt, or (verify --key) not authentic
   2  the command line is wrong
   3  an input cannot be used: a manifest problem, an invalid safetensors,
-     GGUF, NumPy or ONNX file, a dtype the output format cannot store
+     GGUF, PyTorch, NumPy, ONNX or TensorFlow file, a dtype the output
+     format cannot store
   4  a file cannot be read or written, or an output exists without --force,
      or an input was cut short while it was read
   130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM; the unfinished output
@@ -52,8 +53,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show what a tpack, safetensors, GGUF, PyTorch, NumPy (.npy, .npz) or ONNX file holds: header, entries as a
-    /// tree of name pieces, totals, metadata.
+    /// Show what a tpack, safetensors, GGUF, PyTorch, NumPy (.npy, .npz), ONNX or TensorFlow checkpoint file
+    /// holds: header, entries as a tree of name pieces, totals, metadata.
     ///
     /// The format is told from the file's first bytes. For tpack, the structure is checked (every rule but the
     /// payload checksums; `tpack verify` checks those too); a foreign file is checked as `tpack convert` reads it.
@@ -65,7 +66,8 @@ enum Command {
                             tpack inspect model.tpack --entry tok_embeddings.weight"
     )]
     Inspect {
-        /// The tpack, safetensors, GGUF, PyTorch, NumPy (.npy, .npz) or ONNX file.
+        /// The tpack, safetensors, GGUF, PyTorch, NumPy (.npy, .npz) or ONNX file; or a TensorFlow checkpoint
+        /// or SavedModel, by its directory, prefix or .index file.
         file: PathBuf,
         /// Print JSON (schema `tpack-inspect/3`, documented in docs/cli.md) instead of text.
         #[arg(long)]
@@ -231,7 +233,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Convert safetensors, GGUF (every GGML type), PyTorch, NumPy .npy/.npz or ONNX → tpack; tpack →
+    /// Convert safetensors, GGUF (every GGML type), PyTorch, NumPy .npy/.npz, ONNX or TensorFlow checkpoints and
+    /// SavedModel variables → tpack; tpack →
     /// safetensors, GGUF, NumPy .npz or ONNX (an initializer-only model and its external-data file).
     ///
     /// PyTorch checkpoints (torch.save zip or legacy files, TorchScript archives, pytorch_model.bin) are read

@@ -43,31 +43,82 @@ fn as_json(v: MetaValue<'_>) -> Value {
     }
 }
 
+/// Converts `input` and checks the container against `want` (an entry of `expected.json` or
+/// `expected_zoo.json`): every tensor and every plain value torch loaded.
+fn converts_to(input: &std::path::Path, want: &Value) {
+    let name = input.display();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.tpack");
+    assert_ok(&run!("convert", input, out));
+    let bytes = std::fs::read(&out).unwrap();
+    let c = Container::parse(&bytes).unwrap();
+    c.verify().unwrap();
+    let tensors = want["tensors"].as_object().unwrap();
+    assert_eq!(c.len(), tensors.len(), "{name}: {:?}", c.entries().map(|e| e.name()).collect::<Vec<_>>());
+    for (tensor, t) in tensors {
+        let e = c.get(tensor).unwrap_or_else(|| panic!("{name}: {tensor} missing"));
+        assert_eq!(e.dtype().name().unwrap(), t["dtype"].as_str().unwrap(), "{name}: {tensor}");
+        assert_eq!(json!(e.shape().dims()), t["shape"], "{name}: {tensor}");
+        assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}: {tensor}");
+    }
+    let values = want["values"].as_object().unwrap();
+    assert_eq!(c.metadata().iter().count(), values.len(), "{name}");
+    for (key, value) in values {
+        let got = c.metadata().get(key).unwrap_or_else(|| panic!("{name}: metadata {key} missing"));
+        assert_eq!(&as_json(got), value, "{name}: {key}");
+    }
+}
+
 #[test]
 fn every_checkpoint_converts_equal_to_what_torch_loads() {
     let expected = expected();
     for name in CHECKPOINTS {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("model.tpack");
-        assert_ok(&run!("convert", pt(name), out));
-        let bytes = std::fs::read(&out).unwrap();
-        let c = Container::parse(&bytes).unwrap();
-        c.verify().unwrap();
-        let tensors = expected[name]["tensors"].as_object().unwrap();
-        assert_eq!(c.len(), tensors.len(), "{name}: {:?}", c.entries().map(|e| e.name()).collect::<Vec<_>>());
-        for (tensor, t) in tensors {
-            let e = c.get(tensor).unwrap_or_else(|| panic!("{name}: {tensor} missing"));
-            assert_eq!(e.dtype().name().unwrap(), t["dtype"].as_str().unwrap(), "{name}: {tensor}");
-            assert_eq!(json!(e.shape().dims()), t["shape"], "{name}: {tensor}");
-            assert_eq!(sha256(e.payload()), t["sha256"].as_str().unwrap(), "{name}: {tensor}");
-        }
-        let values = expected[name]["values"].as_object().unwrap();
-        assert_eq!(c.metadata().iter().count(), values.len(), "{name}");
-        for (key, value) in values {
-            let got = c.metadata().get(key).unwrap_or_else(|| panic!("{name}: metadata {key} missing"));
-            assert_eq!(&as_json(got), value, "{name}: {key}");
-        }
+        converts_to(&pt(name), &expected[name]);
     }
+}
+
+/// What training scripts and hubs save (`make_zoo.py`): an `argparse.Namespace` and NumPy scalars beside the
+/// state dict (both pickle protocols torch writes), and a Hugging Face shard set of `.bin` files.
+#[test]
+fn model_zoo_checkpoints_convert_equal_to_what_torch_loads() {
+    let zoo: Value = serde_json::from_slice(&std::fs::read(pt("expected_zoo.json")).unwrap()).unwrap();
+    for name in ["training_state.pt", "training_state_p2.pt", "sharded_bin"] {
+        converts_to(&pt(name), &zoo[name]);
+    }
+    // The Namespace's attributes and the NumPy scalars are what make these files worth having.
+    let values = zoo["training_state.pt"]["values"].as_object().unwrap();
+    for key in [
+        "args.lr.0",
+        "args.share_all_embeddings",
+        "extra_state.best_loss",
+        "extra_state.half",
+        "extra_state.byte",
+    ] {
+        assert!(values.contains_key(key), "{key}");
+    }
+    assert!(zoo["sharded_bin"]["shards"].as_u64().unwrap() >= 2);
+    // The index names the set, in inspect as in convert.
+    let doc: Value = serde_json::from_str(&assert_ok(&run!("inspect", pt("sharded_bin"), "--json"))).unwrap();
+    assert_eq!(
+        doc["entries"].as_array().unwrap().len(),
+        zoo["sharded_bin"]["tensors"].as_object().unwrap().len()
+    );
+}
+
+#[test]
+fn a_pytorch_index_whose_shard_is_not_pytorch_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in std::fs::read_dir(pt("sharded_bin")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(fixture("model.safetensors"), dir.path().join("pytorch_model-00002-of-00002.bin")).unwrap();
+    let out = dir.path().join("out.tpack");
+    assert_fails(
+        &run!("convert", dir.path(), &out),
+        3,
+        &["pytorch_model-00002-of-00002.bin is not a PyTorch file (it is a safetensors file)"],
+    );
 }
 
 #[test]

@@ -484,13 +484,13 @@ fn a_directory_needs_exactly_one_index() {
     let empty = tempfile::tempdir().unwrap();
     let sub = empty.path().join("d");
     std::fs::create_dir(&sub).unwrap();
-    refused(&sub, 3, &["is a directory with no sharded safetensors index"]);
-    std::fs::copy(fixture("model.safetensors"), sub.join("model.safetensors")).unwrap();
     refused(
         &sub,
         3,
-        &["no sharded safetensors index", "(to convert one file, name it: ", "model.safetensors)"],
+        &["is a directory with no sharded model index (*.safetensors.index.json or *.bin.index.json)"],
     );
+    std::fs::copy(fixture("model.safetensors"), sub.join("model.safetensors")).unwrap();
+    refused(&sub, 3, &["no sharded model index", "(to convert one file, name it: ", "model.safetensors)"]);
 }
 
 #[test]

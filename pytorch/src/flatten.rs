@@ -99,7 +99,7 @@ fn walk<'a>(v: &Value<'a>, name: String, leaves: &mut Leaves<'a>, visits: &mut u
                 walk(state, name, leaves, visits)?;
             }
         }
-        Value::Bytes(_) | Value::Latin1(_) | Value::Global(_) | Value::Storage(_) => {
+        Value::Bytes(_) | Value::Latin1(_) | Value::Global(_) | Value::Storage(_) | Value::NumpyDtype(_) => {
             leaves.skipped.push(leaf_name(name))
         }
     }

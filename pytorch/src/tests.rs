@@ -100,13 +100,89 @@ fn build_sets_only_ordered_dict_attributes_and_script_object_state() {
     let od = b"\x80\x02ccollections\nOrderedDict\n)R}b.";
     assert!(matches!(run(od).unwrap(), Value::Dict { ordered: true, .. }));
     let twice = b"\x80\x02c__torch__\nNet\n)\x81}b}b.";
-    assert!(message(twice).contains("state twice"));
+    assert!(message(twice).contains("state of a __torch__.Net twice"));
     // An object put in a list before its state is set: the list's depth would not count the state, and a
     // chain of these would nest without bound (regression: found in review, not by a crash).
     let late = b"\x80\x02c__torch__\nNet\n)\x81q\x00\x85h\x00}b.";
-    assert!(message(late).contains("state after it was put in a container"));
+    assert!(message(late).contains("state of a __torch__.Net after it was put in a container"));
     let Value::Object(o) = run(b"\x80\x02c__torch__.a.b\nNet\n)\x81}b.").unwrap() else { panic!("object") };
     assert_eq!(o.class, "__torch__.a.b.Net");
+}
+
+/// `numpy.dtype(code, False, True)` with the byte order `order` given by BUILD (none when empty), then
+/// `numpy._core.multiarray.scalar(dtype, data)` with `data` as BINBYTES.
+fn numpy_scalar(code: &str, order: &str, data: &[u8]) -> Vec<u8> {
+    let mut p = b"\x80\x02cnumpy._core.multiarray\nscalar\ncnumpy\ndtype\n".to_vec();
+    p.extend(uni(code));
+    p.extend(b"\x89\x88\x87R");
+    if !order.is_empty() {
+        p.extend(b"(K\x03");
+        p.extend(uni(order));
+        p.extend(b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tb");
+    }
+    p.push(b'B');
+    p.extend(u32::try_from(data.len()).unwrap().to_le_bytes());
+    p.extend(data);
+    p.extend(b"\x86R.");
+    p
+}
+
+#[test]
+fn numpy_scalars_are_read_as_the_numbers_they_hold() {
+    // The value as Debug text: it borrows the pickle, which the closure owns.
+    let read = |code: &str, order: &str, data: &[u8]| {
+        run(&numpy_scalar(code, order, data)).map(|v| format!("{v:?}")).map_err(|e| e.to_string())
+    };
+    assert_eq!(read("f8", "<", &3.25f64.to_le_bytes()).unwrap(), format!("Float({:?})", 3.25));
+    assert_eq!(read("f8", ">", &3.25f64.to_be_bytes()).unwrap(), format!("Float({:?})", 3.25));
+    assert_eq!(read("f4", "<", &128f32.to_le_bytes()).unwrap(), format!("Float({:?})", 128.0));
+    // binary16 -1.5, the smallest subnormal, infinity.
+    assert_eq!(read("f2", "<", &[0x00, 0xbe]).unwrap(), format!("Float({:?})", -1.5));
+    assert_eq!(read("f2", "<", &[0x01, 0x00]).unwrap(), format!("Float({:?})", 2f64.powi(-24)));
+    assert_eq!(read("f2", "<", &[0x00, 0x7c]).unwrap(), format!("Float({:?})", f64::INFINITY));
+    assert_eq!(read("i4", "<", &(-17i32).to_le_bytes()).unwrap(), "Int(-17)");
+    assert_eq!(read("i1", "|", &[0xff]).unwrap(), "Int(-1)");
+    assert_eq!(read("u8", "<", &u64::MAX.to_le_bytes()).unwrap(), format!("Int({})", i128::from(u64::MAX)));
+    assert_eq!(read("u1", "|", &[200]).unwrap(), "Int(200)");
+    assert_eq!(read("b1", "|", &[1]).unwrap(), "Bool(true)");
+    // What is refused: a type that is no number, bytes of the wrong length, no byte order, a bad order.
+    assert!(read("O", "|", &[0; 8]).unwrap_err().contains("not a number type tpack reads"));
+    assert!(read("U5", "<", &[0; 20]).unwrap_err().contains("not a number type tpack reads"));
+    assert!(read("f8", "<", &[0; 4]).unwrap_err().contains("has 4 bytes, not 8"));
+    assert!(read("f8", "", &[0; 8]).unwrap_err().contains("has no byte order"));
+    assert!(read("f8", "|", &[0; 8]).unwrap_err().contains("has no byte order"));
+    assert!(read("f8", "=", &[0; 8]).unwrap_err().contains("without a byte order"));
+    // numpy.dtype with other arguments, and a scalar of anything but a dtype.
+    let other = [&b"\x80\x02cnumpy\ndtype\n"[..], &uni("f8"), b"\x88\x88\x87R."].concat();
+    assert!(message(&other).contains("other than (code, False, True)"));
+    let not_dtype = [&b"\x80\x02cnumpy.core.multiarray\nscalar\nK\x01C\x01\x00\x86R."[..]].concat();
+    assert!(message(&not_dtype).contains("other than (numpy.dtype, bytes)"));
+    // A dtype's byte order is set once.
+    let mut twice = b"\x80\x02cnumpy\ndtype\n".to_vec();
+    twice.extend(uni("f8"));
+    twice.extend(b"\x89\x88\x87R");
+    for _ in 0..2 {
+        twice.extend(b"(K\x03");
+        twice.extend(uni("<"));
+        twice.extend(b"tb");
+    }
+    twice.push(b'.');
+    assert!(message(&twice).contains("byte order twice"));
+}
+
+#[test]
+fn an_argparse_namespace_is_a_record_of_its_attributes() {
+    let mut p = b"\x80\x02cargparse\nNamespace\n)\x81}(".to_vec();
+    p.extend(uni("lr"));
+    p.extend(b"G?\xb9\x99\x99\x99\x99\x99\x9aub.");
+    let Value::Object(o) = run(&p).unwrap() else { panic!("object") };
+    assert_eq!(o.class, "argparse.Namespace");
+    assert!(matches!(o.state.borrow().as_ref(), Some(Value::Dict { .. })));
+    // Constructed with arguments, it is not what argparse pickles.
+    assert!(message(b"\x80\x02cargparse\nNamespace\nK\x01\x85\x81.").contains("called with arguments"));
+    assert!(
+        message(b"\x80\x02cargparse\nNamespace\n)\x81}b}b.").contains("state of a argparse.Namespace twice")
+    );
 }
 
 #[test]

@@ -132,9 +132,9 @@ pub(crate) fn not_a_model_file(path: &Path, bytes: &[u8]) -> String {
             format!("{path} is a zip archive but not a PyTorch checkpoint (its first record is not one torch.save writes); {PYTORCH_READ}")
         }
         _ => format!(
-            "{path} is not a tpack, safetensors, GGUF, PyTorch, NumPy or ONNX file (its first bytes match none of \
-             them); convert reads safetensors, GGUF, NumPy .npy and .npz, and ONNX files, PyTorch checkpoints and \
-             tpack containers"
+            "{path} is not a tpack, safetensors, GGUF, PyTorch, NumPy, ONNX or TensorFlow file (its bytes match none \
+             of them); convert reads safetensors, GGUF, NumPy .npy and .npz, and ONNX files, PyTorch and TensorFlow \
+             checkpoints and tpack containers"
         ),
     }
 }
@@ -308,7 +308,7 @@ mod tests {
         for other in [&[0x80, 1][..], &[0x80, 6], b"PK\x05\x06", b"hello"] {
             assert!(
                 not_a_model_file(p, other)
-                    .contains("is not a tpack, safetensors, GGUF, PyTorch, NumPy or ONNX file"),
+                    .contains("is not a tpack, safetensors, GGUF, PyTorch, NumPy, ONNX or TensorFlow file"),
                 "{other:?}"
             );
         }

@@ -220,7 +220,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot convert m.gguf from GGUF to safetensors: supported are safetensors → tpack, GGUF → tpack, \
-             PyTorch → tpack, NumPy .npy → tpack, NumPy .npz → tpack, ONNX → tpack, tpack → safetensors, \
+             PyTorch → tpack, NumPy .npy → tpack, NumPy .npz → tpack, ONNX → tpack, TensorFlow checkpoint → tpack, \
+             tpack → safetensors, \
              tpack → GGUF, tpack → NumPy .npz and tpack → ONNX"
         );
         assert_eq!(e.kind(), crate::Kind::Input);

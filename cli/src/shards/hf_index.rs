@@ -1,6 +1,8 @@
-//! Hugging Face's sharded safetensors: `model.safetensors.index.json` and the shards it names, as
-//! `transformers`' `save_pretrained` and `huggingface_hub`'s `save_torch_state_dict` write them:
+//! Hugging Face's sharded models: `model.safetensors.index.json` (or, for PyTorch shards,
+//! `pytorch_model.bin.index.json`) and the shards it names, as `transformers`' `save_pretrained` and
+//! `huggingface_hub`'s `save_torch_state_dict` write them:
 //! `{"metadata": {"total_size": N, …}, "weight_map": {"tensor name": "model-00001-of-00003.safetensors", …}}`.
+//! Which of the two an index is, its name says; every shard must then be a file of that format.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -9,6 +11,25 @@ use super::shard::Shard;
 use crate::error::{CliError, Kind, Result};
 use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{Format, Model};
+
+/// The name ending of an index of PyTorch shards (`pytorch_model.bin.index.json`).
+pub(crate) const BIN_INDEX_SUFFIX: &str = ".bin.index.json";
+
+/// The format of the shards the index at `path` names: PyTorch for a `*.bin.index.json`, else safetensors.
+#[must_use]
+pub(crate) fn shard_format(path: &Path) -> Format {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if name.ends_with(BIN_INDEX_SUFFIX) {
+        Format::Pytorch
+    } else {
+        Format::Safetensors
+    }
+}
+
+/// "sharded safetensors index" or "sharded PyTorch index", for messages about the index at `path`.
+fn what_index(path: &Path) -> String {
+    format!("sharded {} index", shard_format(path).name())
+}
 
 /// The largest index read: as large as the largest safetensors header the `safetensors` crate reads. A real
 /// index is about 100 bytes per tensor.
@@ -45,7 +66,8 @@ pub(crate) struct Index {
 }
 
 /// The index that `input` names, if it names one: `input` itself when its name ends in `.json`, or the one
-/// `*.safetensors.index.json` in the directory `input`.
+/// `*.safetensors.index.json` in the directory `input` — or, when it has none, the one `*.bin.index.json`
+/// (Hugging Face repositories often hold both; safetensors shards are the ones read without a pickle).
 ///
 /// # Errors
 /// [`Kind::Input`]: `input` is a directory with no index or with several; [`Kind::Io`]: it cannot be listed.
@@ -54,25 +76,31 @@ pub(crate) fn locate(input: &Path) -> Result<Option<PathBuf>> {
         let listing = std::fs::read_dir(input).map_err(|e| CliError::io("cannot list", input, &e))?;
         let mut names: Vec<String> = listing.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
         names.sort_by(|a, b| crate::natural::cmp(a, b));
-        let found: Vec<&String> = names.iter().filter(|name| name.ends_with(INDEX_SUFFIX)).collect();
+        let mut found: Vec<&String> = names.iter().filter(|name| name.ends_with(INDEX_SUFFIX)).collect();
+        if found.is_empty() {
+            found = names.iter().filter(|name| name.ends_with(BIN_INDEX_SUFFIX)).collect();
+        }
         return match found.as_slice() {
             [one] => Ok(Some(input.join(one))),
             [] => {
-                let model = names.iter().find(|n| n.ends_with(".safetensors") || n.ends_with(".gguf"));
+                let model = names
+                    .iter()
+                    .find(|n| n.ends_with(".safetensors") || n.ends_with(".gguf") || n.ends_with(".bin"));
                 let hint = match model {
                     Some(m) => format!(" (to convert one file, name it: {})", input.join(m).display()),
                     None => String::new(),
                 };
                 Err(CliError::input(format!(
-                    "{} is a directory with no sharded safetensors index (*{INDEX_SUFFIX}) in it; give convert a \
-                     model file, an index, or the directory that holds an index{hint}",
+                    "{} is a directory with no sharded model index (*{INDEX_SUFFIX} or *{BIN_INDEX_SUFFIX}) in it; \
+                     give convert a model file, an index, or the directory that holds an index{hint}",
                     input.display()
                 )))
             }
             several => Err(CliError::input(format!(
-                "{} holds {} sharded safetensors indexes ({}); give convert the one to read",
+                "{} holds {} {}es ({}); give convert the one to read",
                 input.display(),
                 several.len(),
+                what_index(Path::new(several[0].as_str())),
                 several.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             ))),
         };
@@ -99,7 +127,7 @@ fn plain_name(name: &str) -> bool {
 /// [`Kind::Input`] naming the index and what is wrong.
 pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Index> {
     let bad = |why: String| {
-        CliError::input(format!("{} is not a valid sharded safetensors index: {why}", path.display()))
+        CliError::input(format!("{} is not a valid {}: {why}", path.display(), what_index(path)))
     };
     let text = std::str::from_utf8(text).map_err(|e| bad(format!("it is not UTF-8 text ({e})")))?;
     let value: serde_json::Value =
@@ -167,19 +195,19 @@ pub(crate) fn parse(path: &Path, text: &[u8]) -> Result<Index> {
     Ok(Index { total_size, metadata, files, weight_map })
 }
 
-/// Reads the index at `path` and maps every shard it names, checking that each exists and is a safetensors
-/// file (what each holds is checked by [`check`], after each is read).
+/// Reads the index at `path` and maps every shard it names, checking that each exists and is a file of the
+/// index's format ([`shard_format`]; what each holds is checked by [`check`], after each is read).
 ///
 /// # Errors
-/// [`Kind::Input`]: the index is invalid, or a shard is not a safetensors file; [`Kind::Io`]: the index or a
+/// [`Kind::Input`]: the index is invalid, or a shard is not of its format; [`Kind::Io`]: the index or a
 /// shard is missing or cannot be read.
 pub(crate) fn open(path: &Path) -> Result<(Index, Vec<Shard>)> {
     let length = std::fs::metadata(path).map_err(|e| CliError::io("cannot open", path, &e))?.len();
     if length > MAX_INDEX_LEN {
         return Err(CliError::input(format!(
-            "{} is not a valid sharded safetensors index: it is {length} bytes long, more than the \
-             {MAX_INDEX_LEN} an index may be",
-            path.display()
+            "{} is not a valid {}: it is {length} bytes long, more than the {MAX_INDEX_LEN} an index may be",
+            path.display(),
+            what_index(path)
         )));
     }
     let text = std::fs::read(path).map_err(|e| CliError::io("cannot read", path, &e))?;
@@ -211,16 +239,18 @@ pub(crate) fn open(path: &Path) -> Result<(Index, Vec<Shard>)> {
             });
         }
         let map = crate::fsutil::map(&shard_path)?;
-        if Format::sniff(&map) != Some(Format::Safetensors) {
+        let format = shard_format(path);
+        if Format::sniff(&map) != Some(format) {
             let what = match Format::sniff(&map) {
                 Some(other) => format!("it is a {} file", other.name()),
                 None if map.is_empty() => "it is empty".to_owned(),
-                None => "its first bytes are not a safetensors header".to_owned(),
+                None => format!("its first bytes are not those of a {} file", format.name()),
             };
             return Err(CliError::input(format!(
-                "{}: shard {} is not a safetensors file ({what})",
+                "{}: shard {} is not a {} file ({what})",
                 path.display(),
-                shard_path.display()
+                shard_path.display(),
+                format.name()
             )));
         }
         shards.push(Shard { path: shard_path, map });

@@ -2,8 +2,9 @@
 //! output is written by each format's writer: `formats::safetensors`, `formats::gguf`.)
 //!
 //! Two kinds of shard set are read ([`ShardSet::find`]):
-//! - Hugging Face's sharded safetensors ([`hf_index`]): an index `*.safetensors.index.json` (given as a file,
-//!   or the directory that holds it) maps each tensor to one of the shard files next to it;
+//! - Hugging Face's sharded safetensors or PyTorch models ([`hf_index`]): an index `*.safetensors.index.json` or
+//!   `*.bin.index.json` (given as a file, or the directory that holds it) maps each tensor to one of the shard
+//!   files next to it;
 //! - llama.cpp's split GGUF ([`gguf_split`]): the first split `NAME-00001-of-0000N.gguf`, whose `split.*` keys
 //!   say how many splits there are; the others are found by name.
 //!
@@ -15,7 +16,7 @@
 //! trait, which would give every format the set logic of the others.
 
 mod gguf_split;
-mod hf_index;
+pub(crate) mod hf_index;
 mod merge;
 mod shard;
 
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use ::tpack::OwnedMetaValue;
 
 use crate::error::{CliError, Result};
-use crate::formats::{gguf::Gguf, safetensors::Safetensors, Format, Import, Model};
+use crate::formats::{gguf::Gguf, pytorch::Pytorch, safetensors::Safetensors, Format, Import, Model};
 
 /// What ties the shards of a set together.
 #[derive(Debug)]
@@ -86,7 +87,7 @@ impl ShardSet {
     #[must_use]
     pub(crate) fn format(&self) -> Format {
         match self.kind {
-            SetKind::Index(_) => Format::Safetensors,
+            SetKind::Index(_) => hf_index::shard_format(&self.origin),
             SetKind::GgufSplit => Format::Gguf,
         }
     }
@@ -120,8 +121,12 @@ impl ShardSet {
         let mut notes = Vec::new();
         match &self.kind {
             SetKind::Index(index) => {
+                let import: &dyn Import = match hf_index::shard_format(&self.origin) {
+                    Format::Pytorch => &Pytorch,
+                    _ => &Safetensors,
+                };
                 for s in &self.shards {
-                    models.push(Safetensors.read(&s.path, &s.map)?);
+                    models.push(import.read(&s.path, &s.map)?);
                 }
                 notes.extend(hf_index::check(&self.origin, index, &self.shards, &models)?);
                 // The index's own metadata (other than total_size) is the model's too: huggingface_hub puts a

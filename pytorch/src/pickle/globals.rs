@@ -13,6 +13,9 @@ pub(crate) fn resolve<'a>(module: &'a str, name: &'a str) -> Option<Global<'a>> 
         ("torch._utils", "_rebuild_tensor_v2" | "_rebuild_tensor") => Global::RebuildTensor,
         ("torch._utils", "_rebuild_parameter" | "_rebuild_parameter_with_state") => Global::RebuildParameter,
         ("collections", "OrderedDict") => Global::OrderedDict,
+        ("argparse", "Namespace") => Global::Namespace,
+        ("numpy", "dtype") => Global::NumpyDtype,
+        ("numpy._core.multiarray" | "numpy.core.multiarray", "scalar") => Global::NumpyScalar,
         ("_codecs", "encode") => Global::EncodeLatin1,
         (
             "torch.jit._pickle",

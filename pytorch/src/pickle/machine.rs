@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::globals::resolve;
 use super::opcode as op;
-use super::value::{Global, Node, Object, StorageRef, TensorView, Value};
+use super::value::{Global, Node, NumpyDtype, Object, StorageRef, TensorView, Value};
 use crate::bytes::{to_usize, u16_at, u32_at, u64_at};
 use crate::error::{escaped, Error, Result};
 
@@ -512,18 +512,38 @@ impl<'a> Machine<'a, '_> {
             Value::Dict { ordered: true, .. } => Ok(()),
             Value::Object(o) => {
                 if o.state.borrow().is_some() {
-                    return Err(self.err("BUILD sets a TorchScript object's state twice"));
+                    return Err(self.err(format!("BUILD sets the state of a {} twice", escaped(&o.class))));
                 }
                 // Its depth was counted where it was put, so a state given later would go uncounted.
                 if o.sealed.get() {
-                    return Err(self.err("BUILD sets a TorchScript object's state after it was put in a container"));
+                    return Err(self.err(format!(
+                        "BUILD sets the state of a {} after it was put in a container",
+                        escaped(&o.class)
+                    )));
                 }
                 let depth = self.adopt([&state], std::ptr::null())?;
                 o.depth.set(depth);
                 *o.state.borrow_mut() = Some(state);
                 Ok(())
             }
-            other => Err(self.err(format!("BUILD on a {} is refused: only an OrderedDict's attributes and a TorchScript object's state are read", other.type_name()))),
+            Value::NumpyDtype(d) => {
+                let order = match &state {
+                    Value::Tuple(items) => match items.items().get(1) {
+                        Some(Value::Str(o @ ("<" | ">" | "|"))) => o.chars().next(),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match order {
+                    Some(o) if d.order.get().is_none() => {
+                        d.order.set(Some(o));
+                        Ok(())
+                    }
+                    Some(_) => Err(self.err("BUILD sets a numpy.dtype's byte order twice")),
+                    None => Err(self.err("BUILD gives a numpy.dtype a state without a byte order (<, > or |)")),
+                }
+            }
+            other => Err(self.err(format!("BUILD on a {} is refused: only an OrderedDict's attributes, a TorchScript object's state, a Namespace's attributes and a numpy.dtype's byte order are read", other.type_name()))),
         }
     }
 
@@ -545,6 +565,36 @@ impl<'a> Machine<'a, '_> {
             Global::OrderedDict if args.is_empty() => {
                 Ok(Value::Dict { ordered: true, node: Node::new(Vec::new(), 1) })
             }
+            // `copyreg.__newobj__(Namespace)`, as protocol 2 pickles an instance (NEWOBJ with no arguments).
+            Global::Namespace if args.is_empty() => Ok(Value::Object(Rc::new(Object {
+                class: "argparse.Namespace".to_owned(),
+                state: RefCell::new(None),
+                depth: Cell::new(1),
+                sealed: Cell::new(false),
+            }))),
+            Global::NumpyDtype => match args.as_slice() {
+                [Value::Str(code), Value::Bool(false), Value::Bool(true)]
+                    if numpy_scalar_type(code).is_some() =>
+                {
+                    Ok(Value::NumpyDtype(Rc::new(NumpyDtype { code, order: Cell::new(None) })))
+                }
+                [Value::Str(code), Value::Bool(false), Value::Bool(true)] => Err(self.err(format!(
+                    "numpy.dtype {:?} is not a number type tpack reads from a scalar (bool, ints, floats)",
+                    escaped(code)
+                ))),
+                _ => Err(self.err("numpy.dtype is called with arguments other than (code, False, True)")),
+            },
+            Global::NumpyScalar => match args.as_slice() {
+                [Value::NumpyDtype(d), Value::Bytes(b)] => self.numpy_scalar(d, b),
+                [Value::NumpyDtype(d), Value::Latin1(text)] => {
+                    // Protocol 2 spells bytes as latin-1 text: each character is one byte.
+                    let bytes: Option<Vec<u8>> =
+                        text.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
+                    let bytes = bytes.ok_or_else(|| self.err("a numpy scalar's bytes are not latin-1"))?;
+                    self.numpy_scalar(d, &bytes)
+                }
+                _ => Err(self.err("numpy scalar is called with arguments other than (numpy.dtype, bytes)")),
+            },
             Global::ScriptClass { module, name } if args.is_empty() => Ok(Value::Object(Rc::new(Object {
                 class: format!("{module}.{name}"),
                 state: RefCell::new(None),
@@ -554,6 +604,51 @@ impl<'a> Machine<'a, '_> {
             other => Err(self
                 .err(format!("{} is called with arguments PyTorch does not write", escaped(&other.name())))),
         }
+    }
+
+    /// The number a NumPy scalar of dtype `d` holds in `bytes`.
+    fn numpy_scalar(&self, d: &NumpyDtype<'a>, bytes: &[u8]) -> Result<Value<'a>> {
+        let Some((kind, width)) = numpy_scalar_type(d.code) else {
+            return Err(self.err("a numpy scalar of a type tpack does not read"));
+        };
+        if bytes.len() != width {
+            return Err(self.err(format!(
+                "a numpy scalar of dtype {} has {} bytes, not {width}",
+                escaped(d.code),
+                bytes.len()
+            )));
+        }
+        let big_endian = match d.order.get() {
+            Some('<') => false,
+            Some('>') => true,
+            Some('|') if width == 1 => false,
+            _ => {
+                return Err(self.err(format!("a numpy scalar's dtype {} has no byte order", escaped(d.code))))
+            }
+        };
+        let mut le = [0u8; 8];
+        for (i, &b) in bytes.iter().enumerate() {
+            let at = if big_endian { width - 1 - i } else { i };
+            if let Some(slot) = le.get_mut(at) {
+                *slot = b;
+            }
+        }
+        let bits = u64::from_le_bytes(le);
+        // Sign-extends the low `width` bytes.
+        let signed = || {
+            let shift = 64 - 8 * width as u32;
+            i128::from((bits << shift) as i64 >> shift)
+        };
+        Ok(match kind {
+            'b' => Value::Bool(bits != 0),
+            'i' => Value::Int(signed()),
+            'u' => Value::Int(i128::from(bits)),
+            _ => Value::Float(match width {
+                2 => f16_to_f64(bits as u16),
+                4 => f64::from(f32::from_bits(bits as u32)),
+                _ => f64::from_bits(bits),
+            }),
+        })
     }
 
     /// An int argument as a u64, for `what`.
@@ -654,5 +749,38 @@ impl<'a> Machine<'a, '_> {
         self.storages.insert(key, Rc::clone(&storage));
         self.order.push(Rc::clone(&storage));
         Ok(storage)
+    }
+}
+
+/// The kind (`b`ool, `i`nt, `u`nsigned, `f`loat) and byte width of the NumPy scalar type `code`, if tpack reads
+/// it.
+fn numpy_scalar_type(code: &str) -> Option<(char, usize)> {
+    Some(match code {
+        "b1" => ('b', 1),
+        "i1" => ('i', 1),
+        "i2" => ('i', 2),
+        "i4" => ('i', 4),
+        "i8" => ('i', 8),
+        "u1" => ('u', 1),
+        "u2" => ('u', 2),
+        "u4" => ('u', 4),
+        "u8" => ('u', 8),
+        "f2" => ('f', 2),
+        "f4" => ('f', 4),
+        "f8" => ('f', 8),
+        _ => return None,
+    })
+}
+
+/// An IEEE 754 binary16 value, exactly.
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((h >> 10) & 0x1f);
+    let fraction = f64::from(h & 0x3ff);
+    sign * match exponent {
+        0 => fraction * 2f64.powi(-24),
+        0x1f if fraction == 0.0 => f64::INFINITY,
+        0x1f => f64::NAN,
+        e => (1.0 + fraction / 1024.0) * 2f64.powi(e - 15),
     }
 }

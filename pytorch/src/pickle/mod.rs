@@ -8,8 +8,9 @@
 //! `BUILD` attributes such as PyTorch's `_metadata` are dropped), `_codecs.encode(text, "latin1")` (how
 //! protocol 2 spells bytes: kept as the text, never decoded or called), the storage classes `torch.FloatStorage`
 //! … `torch.BFloat16Storage` and `torch.UntypedStorage`, dtypes `torch.float32` …, TorchScript's
-//! `torch.jit._pickle.restore_type_tag` and `build_*list` helpers (their argument), and TorchScript classes
-//! `__torch__.…` (opaque records of the state `BUILD` gives them). Any other global is refused by its name
+//! `torch.jit._pickle.restore_type_tag` and `build_*list` helpers (their argument), TorchScript classes
+//! `__torch__.…` and `argparse.Namespace` (records of the state `BUILD` gives them), and NumPy scalars
+//! (`numpy._core.multiarray.scalar` of a `numpy.dtype` of bool, int or float: the number it holds). Any other global is refused by its name
 //! at the `GLOBAL`, `STACK_GLOBAL` or `INST` that names it. Storages come only from `persistent_load` ids
 //! `('storage', class, key, location, numel)`.
 //!

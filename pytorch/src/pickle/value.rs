@@ -81,6 +81,14 @@ pub enum Global<'a> {
     StorageClass(Element),
     /// A dtype (`torch.float32`).
     Dtype(Element),
+    /// `argparse.Namespace`, the `args` of many training checkpoints (fairseq's): an instance is a record of
+    /// its attributes, as a TorchScript object is of its state.
+    Namespace,
+    /// `numpy.dtype(code, False, True)`: the type of a NumPy scalar.
+    NumpyDtype,
+    /// `numpy._core.multiarray.scalar(dtype, bytes)` (`numpy.core.multiarray` before NumPy 2): a NumPy scalar,
+    /// read as the Python number it holds.
+    NumpyScalar,
     /// A TorchScript class (`__torch__.…`): instances are opaque records of their state.
     ScriptClass {
         /// Its module, `__torch__` or under it.
@@ -102,12 +110,16 @@ impl Global<'_> {
             Global::PassThrough => "a torch.jit._pickle helper".to_owned(),
             Global::StorageClass(e) => format!("the storage class of torch.{}", e.dtype_name()),
             Global::Dtype(e) => format!("torch.{}", e.dtype_name()),
+            Global::Namespace => "argparse.Namespace".to_owned(),
+            Global::NumpyDtype => "numpy.dtype".to_owned(),
+            Global::NumpyScalar => "numpy._core.multiarray.scalar".to_owned(),
             Global::ScriptClass { module, name } => format!("{module}.{name}"),
         }
     }
 }
 
-/// A TorchScript object: its class name and the state `BUILD` gave it.
+/// An object of a class the machine records, never instantiates (a TorchScript class, `argparse.Namespace`):
+/// its class name and the state `BUILD` gave it.
 #[derive(Debug)]
 pub struct Object<'a> {
     /// `__torch__.…`.
@@ -154,8 +166,20 @@ pub enum Value<'a> {
     Storage(Rc<StorageRef<'a>>),
     /// A tensor.
     Tensor(Rc<TensorView<'a>>),
-    /// A TorchScript object.
+    /// An object of a recorded class (a TorchScript class, `argparse.Namespace`).
     Object(Rc<Object<'a>>),
+    /// A NumPy dtype, for the scalars that name it.
+    NumpyDtype(Rc<NumpyDtype<'a>>),
+}
+
+/// A NumPy dtype as a pickle builds it: `numpy.dtype(code, False, True)`, then `BUILD` with a state tuple whose
+/// second item is the byte order.
+#[derive(Debug)]
+pub struct NumpyDtype<'a> {
+    /// The type code (`f8`, `i4`, `u1`, `b1`).
+    pub code: &'a str,
+    /// The byte order `BUILD` gave (`<`, `>`, or `|` for one-byte types); `None` before.
+    pub order: Cell<Option<char>>,
 }
 
 impl Value<'_> {
@@ -207,7 +231,8 @@ impl Value<'_> {
             Value::Global(_) => "global",
             Value::Storage(_) => "storage",
             Value::Tensor(_) => "tensor",
-            Value::Object(_) => "TorchScript object",
+            Value::Object(_) => "object",
+            Value::NumpyDtype(_) => "numpy.dtype",
         }
     }
 }

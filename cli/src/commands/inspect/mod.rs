@@ -16,6 +16,7 @@ use std::path::Path;
 use crate::error::{CliError, Result};
 use crate::formats::safetensors::INDEX_SUFFIX;
 use crate::formats::{importer, tpack::open, Format};
+use crate::shards::hf_index::BIN_INDEX_SUFFIX;
 use crate::shards::{Found, ShardSet};
 use crate::text::quoted;
 
@@ -119,7 +120,7 @@ fn find(path: &Path) -> Result<Found> {
         let listing = std::fs::read_dir(path).map_err(|e| CliError::io("cannot list", path, &e))?;
         let has_index = listing
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .any(|name| name.ends_with(INDEX_SUFFIX));
+            .any(|name| name.ends_with(INDEX_SUFFIX) || name.ends_with(BIN_INDEX_SUFFIX));
         if !has_index {
             return crate::fsutil::map(path).map(Found::File);
         }
