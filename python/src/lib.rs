@@ -16,6 +16,7 @@
 )]
 
 mod container;
+mod convert;
 mod errors;
 mod keys;
 mod load;
@@ -41,5 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keys::public_key_from_pem, m)?)?;
     m.add_function(wrap_pyfunction!(keys::public_key_from_raw, m)?)?;
     m.add_function(wrap_pyfunction!(keys::algorithm_name, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::inspect_json, m)?)?;
     Ok(())
 }

@@ -40,15 +40,17 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Named
 import numpy as np
 
 from . import _dtypes, _errors, _meta, _native, _quant, _signing
-from ._errors import FormatError, IntegrityError, SignatureError, TpackError
+import json as _json
+
+from ._errors import ConvertError, FormatError, IntegrityError, SignatureError, TpackError
 from ._meta import MetaValue
 from ._signing import KeyLike, Signer, TrustedKey, generate_key, public_key_pem
 
 __all__ = [
-    "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize", "safe_open",
+    "open", "open_bytes", "load", "load_bytes", "save", "save_bytes", "dequantize", "safe_open", "convert", "inspect",
     "generate_key", "public_key_pem",
     "Container", "Entry", "TensorSlice", "Typed", "MetaValue", "TrustedKey", "Signer",
-    "TpackError", "FormatError", "IntegrityError", "SignatureError", "SafetensorError",
+    "TpackError", "FormatError", "IntegrityError", "SignatureError", "SafetensorError", "ConvertError",
     "DEFAULT_ALIGNMENT",
 ]
 __version__ = "0.1.0"
@@ -666,6 +668,40 @@ def dequantize(array: np.ndarray, dtype: str) -> np.ndarray:
     if dtype not in _quant.DEQUANTIZERS:
         raise KeyError(f"cannot dequantize {dtype!r}; supported: {', '.join(_quant.DEQUANTIZERS)}")
     return _quant.dequantize(array, dtype)
+
+
+def convert(src: PathLike, dst: PathLike, *, to: Optional[str] = None, force: bool = False,
+            max_shard_size: Optional[int] = None) -> str:
+    """Convert a model file, as ``tpack convert SRC DST`` does, and return its report.
+
+    ``src`` may be a PyTorch checkpoint (``torch.save`` zip or legacy file, TorchScript, ``pytorch_model.bin``),
+    a NumPy ``.npy`` or ``.npz``, an ONNX model, a TensorFlow checkpoint or SavedModel (by its directory, prefix
+    or ``.index`` file), a GGUF or safetensors file, a Hugging Face shard set (its index or directory), or a
+    tpack container. Nothing of the input's code runs: pickles are read by a restricted machine that builds only
+    tensors and plain values, and refuses anything else by name. ``dst``'s extension, or ``to`` (``"tpack"``,
+    ``"safetensors"``, ``"gguf"``, ``"npz"``, ``"onnx"``), names the output format; ``max_shard_size`` (bytes)
+    shards a safetensors or GGUF output. The output is written to a temporary file and renamed into place only
+    when complete; the GIL is released meanwhile.
+
+    Raises:
+        ConvertError: the input is not valid in its format or holds what the output cannot store (a
+            ``ValueError``).
+        FormatError: a tpack input is invalid or corrupt.
+        OSError: a file cannot be read or written, or ``dst`` exists and ``force`` is false.
+    """
+    to_name = None if to is None else str(to)
+    return _native.convert(os.fspath(src), os.fspath(dst), to_name, bool(force), max_shard_size)
+
+
+def inspect(path: PathLike) -> Dict[str, Any]:
+    """What a model file holds, read as ``tpack convert`` reads it: the document of ``tpack inspect --json``
+    (schema ``tpack-inspect/3``, ``docs/cli.md``): ``format``, ``entries`` (each ``name``, ``dtype``, ``shape``,
+    ...), ``totals`` and ``metadata``. ``path`` is any input :func:`convert` takes.
+
+    Raises:
+        ConvertError, FormatError, OSError: as :func:`convert`.
+    """
+    return _json.loads(_native.inspect_json(os.fspath(path)))
 
 
 # The safetensors drop-in reader is built on Container, so it is imported once everything above exists.

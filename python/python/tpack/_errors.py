@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["TpackError", "FormatError", "IntegrityError", "SignatureError"]
+__all__ = ["TpackError", "FormatError", "IntegrityError", "SignatureError", "ConvertError"]
 
 
 class TpackError(Exception):
@@ -97,7 +97,13 @@ class SignatureError(TpackError):
     ``verify()``."""
 
 
-for _cls in (TpackError, FormatError, IntegrityError, SignatureError):
+class ConvertError(ValueError):
+    """``tpack.convert`` or ``tpack.inspect`` cannot use an input: a file that is not valid in its format (a
+    hostile pickle is one: it is refused by the name of the global it calls, and nothing of it runs), holds what
+    the output format cannot store, or names nothing the tool reads. The message says which file and why."""
+
+
+for _cls in (TpackError, FormatError, IntegrityError, SignatureError, ConvertError):
     _cls.__module__ = "tpack"
 
 
