@@ -304,10 +304,14 @@ fn index(records: &[(usize, Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     varint(0, &mut handle);
     varint(data_len, &mut handle);
     let last = all.last().unwrap().1.clone();
-    let index_block = block(&[(0, last, handle)]);
-    let mut file = data.clone();
+    table(&data, &block(&[(0, last, handle)]))
+}
+
+/// A table file: `data` (one data block, with its trailer), then `index_block`, then the footer.
+fn table(data: &[u8], index_block: &[u8]) -> Vec<u8> {
+    let mut file = data.to_vec();
     let index_at = file.len() as u64;
-    file.extend_from_slice(&index_block);
+    file.extend_from_slice(index_block);
     let mut footer = Vec::new();
     varint(index_at, &mut footer); // metaindex: unused, any handle
     varint(0, &mut footer);
@@ -387,23 +391,11 @@ fn hostile_indexes_are_refused_in_bounded_work() {
     field_bytes(7, &slice, &mut sliced);
     refused(&bundle(dir.path(), &index(&[(0, b"a".to_vec(), sliced)]), &data), &["slice", "is missing"]);
     // Not a bundle: an SSTable without the header record.
-    let mut no_header = Vec::new();
     let data_block = block(&[(0, b"x".to_vec(), Vec::new())]);
     let mut handle = Vec::new();
     varint(0, &mut handle);
     varint((data_block.len() - 5) as u64, &mut handle);
-    let index_block = block(&[(0, b"x".to_vec(), handle)]);
-    no_header.extend_from_slice(&data_block);
-    let at = no_header.len() as u64;
-    no_header.extend_from_slice(&index_block);
-    let mut footer = Vec::new();
-    varint(at, &mut footer);
-    varint(0, &mut footer);
-    varint(at, &mut footer);
-    varint((index_block.len() - 5) as u64, &mut footer);
-    footer.resize(40, 0);
-    footer.extend_from_slice(&0xdb47_7524_8b80_fb57_u64.to_le_bytes());
-    no_header.extend_from_slice(&footer);
+    let no_header = table(&data_block, &block(&[(0, b"x".to_vec(), handle)]));
     // It does not start with the empty key, so it is no format the tool reads.
     refused(&bundle(dir.path(), &no_header, &data), &["not a tpack"]);
 }
