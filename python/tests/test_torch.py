@@ -216,6 +216,20 @@ def test_load_file_and_load_give_tensors_of_their_own(tmp_path):
     assert _digest(path) == before
 
 
+def test_load_file_opens_the_file_once(tmp_path, monkeypatch):
+    # Regression: it opened the file for the dtypes, then again to read (two opens, and a file replaced in
+    # between gave the second file's bytes with the first's dtypes).
+    path = tmp_path / "m.tpack"
+    tp_torch.save_file({"a": torch.ones(3, dtype=torch.bfloat16), "b": torch.zeros(2)}, path)
+    opened = []
+    for name in ("open_file", "open_file_for_load"):
+        real = getattr(tpack._native, name)
+        monkeypatch.setattr(tpack._native, name, lambda p, _real=real, _name=name: opened.append(_name) or _real(p))
+    loaded = tp_torch.load_file(path)
+    assert opened == ["open_file_for_load"]
+    assert loaded["a"].dtype == torch.bfloat16 and torch.equal(loaded["a"], torch.ones(3, dtype=torch.bfloat16))
+
+
 @pytest.mark.parametrize("layout", ["transposed", "strided", "expanded", "column"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float8_e4m3fn, torch.int16, torch.bool])
 def test_non_contiguous_tensors_are_stored_by_value_where_safetensors_refuses(tmp_path, layout, dtype):

@@ -19,8 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import numpy as np
 
-from . import Container, open_bytes
-from . import numpy as _numpy
+from . import Container, _native, open_bytes
 from . import save as _save, save_bytes as _save_bytes
 from ._torch_bridge import byte_span, from_torch, import_torch, to_torch
 
@@ -72,12 +71,13 @@ def load_file(filename: PathLike, device: Union[str, int, Any] = "cpu") -> Dict[
         ModuleNotFoundError: torch is missing.
     """
     torch = import_torch()
-    with Container(filename) as c:  # the table only: the dtype of each entry, which numpy may not hold
+    path = os.fspath(filename)
+    # One open for both the table (each entry's tpack dtype, which numpy may not hold: BF16, FP8) and the read,
+    # as tpack.load reads: the dtypes are those of the bytes read, whatever happens to the path meanwhile.
+    with Container._wrap(_native.open_file_for_load(path), path) as c:
         dtypes = {name: c._layout(name).dtype for name in c.keys()}
-    arrays = _numpy.load_file(filename)
-    if set(arrays) != set(dtypes):
-        raise RuntimeError(f"{os.fspath(filename)!r} changed while it was read; read it again")
-    return {name: _on(to_torch(torch, _plain(array), dtypes[name]), device) for name, array in arrays.items()}
+        arrays = c._read_all()
+    return {name: _on(to_torch(torch, _plain(arrays[name]), dtypes[name]), device) for name in sorted(arrays)}
 
 
 def save_model(model: Any, filename: PathLike, metadata: Optional[Mapping[str, Any]] = None,
