@@ -63,7 +63,8 @@ mod tests {
     fn every_sequence_of_one_and_two_bytes_as_core() {
         for a in 0..=255u8 {
             assert_eq!(is_valid(&[a]), core_says(&[a]), "{a:02x}");
-            for b in 0..=255u8 {
+            // Under Miri (which finds no unsafe code here to check), every 7th second byte: minutes otherwise.
+            for b in (0..=255u8).step_by(if cfg!(miri) { 7 } else { 1 }) {
                 assert_eq!(is_valid(&[a, b]), core_says(&[a, b]), "{a:02x} {b:02x}");
             }
         }
@@ -85,7 +86,8 @@ mod tests {
     fn four_byte_sequences_and_their_neighbours_as_core() {
         // Every lead from 0xe0, with the second and third bytes over their edges and a fourth byte each way.
         let edges = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff];
-        for a in 0xe0..=255u8 {
+        // Under Miri, every 5th lead (the module has no unsafe code; natively and under QEMU, all of them).
+        for a in (0xe0..=255u8).step_by(if cfg!(miri) { 5 } else { 1 }) {
             for b in edges {
                 for c in edges {
                     for d in edges {
