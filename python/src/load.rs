@@ -194,17 +194,11 @@ fn run(file: &File, pieces: &[Piece], destinations: &[Destination]) -> Result<Ve
     let outcomes: Vec<Mutex<Option<Outcome>>> = pieces.iter().map(|_| Mutex::new(None)).collect();
     let failure: Mutex<Option<(usize, LoadError)>> = Mutex::new(None);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(2, MAX_THREADS);
-    readahead::sequential(file, pieces);
     let work = || {
         let mut scratch = Vec::new();
         while !stop.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(piece) = pieces.get(index) else { break };
-            // The piece the threads take after this round, asked of the disk now: reads from disk overlap
-            // with the copies and CRCs of the pieces in hand.
-            if let Some(ahead) = index.checked_add(threads).and_then(|i| pieces.get(i)) {
-                readahead::will_need(file, ahead);
-            }
             match do_piece(file, piece, destinations, &mut scratch) {
                 Ok(outcome) => {
                     if let Some(slot) = outcomes.get(index) {
@@ -236,59 +230,6 @@ fn run(file: &File, pieces: &[Piece], destinations: &[Destination]) -> Result<Ve
         .map(|slot| slot.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| LoadError::Io(io::Error::other("a piece of the file was not read"), None))
-}
-
-/// Hints to the kernel about how the pieces will be read. Threads `pread` neighbouring blocks of one open file
-/// description at once, which its readahead heuristic takes for random access: on a file not in the page cache
-/// each block was then read in small synchronous requests (0.72× the throughput of `cat`). The hints ask for
-/// the blocks ahead in whole. Only where `posix_fadvise` exists; elsewhere the reads go unhinted.
-mod readahead {
-    use std::fs::File;
-
-    use super::Piece;
-
-    fn range(piece: &Piece) -> (u64, usize) {
-        match *piece {
-            Piece::Payload { start, len, .. } | Piece::Padding { start, len, .. } => (start, len),
-        }
-    }
-
-    /// The payload section will be read from start to end, once.
-    pub(super) fn sequential(file: &File, pieces: &[Piece]) {
-        let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else { return };
-        let start = range(first).0;
-        let (last_start, last_len) = range(last);
-        let end = last_start.saturating_add(u64::try_from(last_len).unwrap_or(u64::MAX));
-        advise(file, start, end.saturating_sub(start), Advice::Sequential);
-    }
-
-    /// `piece` will be read soon: start reading it from disk now.
-    pub(super) fn will_need(file: &File, piece: &Piece) {
-        let (start, len) = range(piece);
-        advise(file, start, u64::try_from(len).unwrap_or(u64::MAX), Advice::WillNeed);
-    }
-
-    enum Advice {
-        Sequential,
-        WillNeed,
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
-    fn advise(file: &File, start: u64, len: u64, advice: Advice) {
-        use std::os::fd::AsRawFd;
-        let advice = match advice {
-            Advice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
-            Advice::WillNeed => libc::POSIX_FADV_WILLNEED,
-        };
-        let (Ok(start), Ok(len)) = (libc::off_t::try_from(start), libc::off_t::try_from(len)) else { return };
-        // A hint: its failure changes nothing but speed, so it is not reported.
-        // SAFETY: posix_fadvise reads no memory of ours; the descriptor is open for the call.
-        #[allow(unsafe_code)]
-        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), start, len, advice) };
-    }
-
-    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
-    fn advise(_: &File, _: u64, _: u64, _: Advice) {}
 }
 
 /// Reads one piece and checksums (or checks) it.
