@@ -230,3 +230,47 @@ def test_with_a_policy_a_payload_changed_with_its_crc_recomputed_is_r64(tmp_path
     with pytest.raises(tpack.SignatureError) as info:
         tpack.load(path, **policy)
     assert (info.value.rule, info.value.entry_name) == ("R64", "b")
+
+
+def _drop_cache(path) -> None:
+    """Evicts `path`'s pages from the page cache, so that the next read comes from the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def _mixed(rng: np.random.Generator) -> dict:
+    """Payloads across the reader's 8 MiB blocks and page boundaries, and small ones."""
+    return {
+        "big": rng.integers(0, 256, BLOCK * 2 + 4096 * 3 + 17, dtype=np.uint8),
+        "odd": rng.integers(0, 256, (1 << 20) + 1, dtype=np.uint8),
+        "f32": rng.standard_normal((513, 1031)).astype(np.float32),
+        "tiny": np.arange(7, dtype=np.int16),
+        "exact": rng.integers(0, 256, 1 << 20, dtype=np.uint8),
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise to make the file cold")
+@pytest.mark.parametrize("alignment", [1, 64, 4096])
+@pytest.mark.parametrize("cached", ["cold", "half", "warm"])
+def test_large_payloads_read_equal_from_a_cold_partly_cached_or_warm_file(tmp_path, alignment, cached):
+    """Payloads come back equal whether their pages are on the disk, in the page cache, or alternately (every
+    other MiB), at alignments that put block and page boundaries inside payloads (1, 64) or on them (4096)."""
+    path = tmp_path / "mixed.tpack"
+    tensors = _mixed(np.random.default_rng(alignment))
+    tpack.save(path, tensors, alignment=alignment)
+    if cached != "warm":
+        _drop_cache(path)
+    if cached == "half":
+        with tpack.open(path) as f:
+            big = f.entry("big")
+        with open(path, "rb") as raw:  # every other MiB of `big` into the page cache
+            for at in range(0, big.nbytes, 2 << 20):
+                os.pread(raw.fileno(), 1 << 20, big.offset + at)
+    loaded = tpack.load(path)
+    assert list(loaded) == list(tensors)
+    for name, array in tensors.items():
+        assert _same(loaded[name], array), name
