@@ -57,7 +57,8 @@ fn described(container: &Path) -> Value {
 }
 
 /// Each fixture as a user names it: a SavedModel directory, a checkpoint prefix.
-const BUNDLES: [(&str, &str); 2] = [("saved_model", "saved_model"), ("sharded", "sharded/ckpt")];
+const BUNDLES: [(&str, &str); 3] =
+    [("saved_model", "saved_model"), ("constants_only", "constants_only"), ("sharded", "sharded/ckpt")];
 
 #[test]
 fn every_bundle_converts_to_what_tensorflow_reads() {
@@ -83,6 +84,20 @@ fn every_bundle_converts_to_what_tensorflow_reads() {
     ] {
         assert!(tensors.contains_key(key), "{key}");
     }
+}
+
+#[test]
+fn a_saved_model_whose_weights_are_graph_constants_converts_empty_and_says_why() {
+    // Its variables bundle holds no tensor: the note says that constants of the graph are not read, rather
+    // than leaving an empty container unexplained. A checkpoint with no tensor is not a SavedModel: no such note.
+    let dir = tempfile::tempdir().unwrap();
+    let o = run!("convert", tf_fixture("constants_only"), dir.path().join("c.tpack"));
+    assert_ok(&o);
+    assert!(stdout(&o).contains("(0 tensors"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("constants of its graph (in saved_model.pb) are not read"), "{}", stdout(&o));
+    let o = run!("convert", tf_fixture("saved_model"), dir.path().join("s.tpack"));
+    assert_ok(&o);
+    assert!(!stdout(&o).contains("constants of its graph"), "{}", stdout(&o));
 }
 
 #[test]

@@ -68,6 +68,14 @@ pub(crate) fn locate(input: &Path) -> Option<PathBuf> {
     Some(with_suffix(input, ".index")).filter(|p| p.is_file())
 }
 
+/// The SavedModel directory whose variables bundle `index` is (`DIR/variables/variables.index`, with
+/// `DIR/saved_model.pb` beside `variables`).
+fn saved_model_of(index: &Path) -> Option<&Path> {
+    let variables = index.parent().filter(|_| index.file_name() == Some("variables.index".as_ref()))?;
+    let dir = variables.parent().filter(|_| variables.file_name() == Some("variables".as_ref()))?;
+    dir.join("saved_model.pb").is_file().then_some(dir)
+}
+
 /// The checkpoint a `checkpoint` file (a text-format `CheckpointState`) names as the latest, when it is a
 /// plain name or a path below its directory.
 fn latest_checkpoint(state: &str) -> Option<PathBuf> {
@@ -423,6 +431,13 @@ impl Import for TensorFlow {
             });
         }
         let mut notes = Vec::new();
+        if entries.is_empty() && saved_model_of(input).is_some() {
+            notes.push(
+                "the SavedModel's variables hold no tensor of numbers; weights that are constants of its graph \
+                 (in saved_model.pb) are not read"
+                    .to_owned(),
+            );
+        }
         if !skipped.is_empty() {
             let shown = skipped.iter().take(NOTE_NAMES).cloned().collect::<Vec<_>>().join(", ");
             let more = skipped.len().saturating_sub(NOTE_NAMES);
