@@ -12,6 +12,14 @@ use crate::error::{CliError, Kind, Result};
 /// An I/O failure to open or map it, in words.
 pub fn map(path: &Path) -> Result<memmap2::Mmap> {
     let file = File::open(path).map_err(|e| CliError::io("cannot open", path, &e))?;
+    map_file(&file, path)
+}
+
+/// Maps `file`, open at `path` (which names it in messages and for the SIGBUS handler), read-only.
+///
+/// # Errors
+/// As [`map`].
+pub fn map_file(file: &File, path: &Path) -> Result<memmap2::Mmap> {
     if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
         return Err(CliError::new(Kind::Io, format!("cannot read {}: it is a directory", path.display())));
     }
@@ -19,7 +27,7 @@ pub fn map(path: &Path) -> Result<memmap2::Mmap> {
     // SIGBUS, as for every mmap-based reader: `crate::signals` turns that into an error message and exit code.
     // Every byte read through the map is validated, never trusted.
     #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| CliError::io("cannot map", path, &e))?;
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| CliError::io("cannot map", path, &e))?;
     crate::signals::watch_input(path, &map);
     Ok(map)
 }

@@ -4,10 +4,13 @@
 //!
 //! Resolved only inside the model's directory (CVE-2024-27318 was `onnx.load` following `../` out of it):
 //! refused are an absolute location, one with a `..` component or a backslash, one whose real path (symlinks
-//! followed) lies outside the directory, one that is not a regular file, and a range past the file's end.
-//! Each file is mapped once and shared by the tensors in it.
+//! followed) lies outside the directory, one that is not a regular file, and a range past the file's end. The
+//! file opened is checked to be the one the path still names inside the directory, so that a directory swapped
+//! for a symbolic link between the check and the open is refused, not followed. Each file is mapped once and
+//! shared by the tensors in it.
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
 use bytes::Bytes;
@@ -108,22 +111,88 @@ impl ExternalFiles {
             ));
         }
         let joined = self.dir.join(path);
-        let cannot =
-            |e: std::io::Error| format!("has external data in {location:?}, which cannot be read: {e}");
-        let real = joined.canonicalize().map_err(cannot)?;
-        let dir = self.dir.canonicalize().map_err(cannot)?;
-        if !real.starts_with(&dir) {
-            return Err(format!(
-                "has external data in {location:?}, a symbolic link that leads outside the model's directory"
-            ));
-        }
-        if !real.metadata().map_err(cannot)?.is_file() {
-            return Err(format!("has external data in {location:?}, which is not a regular file"));
-        }
-        let map =
-            crate::fsutil::map(&real).map_err(|e| format!("has external data that cannot be read: {e}"))?;
+        let real = inside(&joined, &self.dir, location)?;
+        let file = File::open(&real).map_err(cannot(location))?;
+        confirm_opened(&file, &joined, &self.dir, location)?;
+        let map = crate::fsutil::map_file(&file, &real)
+            .map_err(|e| format!("has external data that cannot be read: {e}"))?;
         let bytes = Bytes::from_owner(map);
         self.maps.insert(location.to_owned(), bytes.clone());
         Ok(bytes)
+    }
+}
+
+/// The message for an external file that cannot be read.
+fn cannot(location: &str) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("has external data in {location:?}, which cannot be read: {e}")
+}
+
+/// The real path of `joined` (symbolic links followed), which must be a regular file inside `dir`.
+fn inside(joined: &Path, dir: &Path, location: &str) -> Result<PathBuf, String> {
+    let real = joined.canonicalize().map_err(cannot(location))?;
+    let dir = dir.canonicalize().map_err(cannot(location))?;
+    if !real.starts_with(&dir) {
+        return Err(format!(
+            "has external data in {location:?}, a symbolic link that leads outside the model's directory"
+        ));
+    }
+    if !real.metadata().map_err(cannot(location))?.is_file() {
+        return Err(format!("has external data in {location:?}, which is not a regular file"));
+    }
+    Ok(real)
+}
+
+/// Checks that `file`, opened by the path [`inside`] gave for `joined`, is the file `joined` names inside `dir`
+/// now: had a directory on that path been swapped for a symbolic link between the check and the open, the open
+/// followed it (perhaps out of `dir`), and what it opened is not what the path names once swapped back, or the
+/// path now leads outside.
+fn confirm_opened(file: &File, joined: &Path, dir: &Path, location: &str) -> Result<(), String> {
+    let now = inside(joined, dir, location)?;
+    let opened = file.try_clone().and_then(same_file::Handle::from_file).map_err(cannot(location))?;
+    if opened != same_file::Handle::from_path(&now).map_err(cannot(location))? {
+        return Err(format!(
+            "has external data in {location:?}, which changed while it was being opened (a directory or link \
+             on its path was replaced)"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_opened_outside_the_directory_is_refused_though_the_path_now_leads_inside() {
+        // What a swap between the check and the open leaves: the open followed a link out of the directory to
+        // `secret`, and the path names an ordinary file inside again. The file opened is refused.
+        let root = tempfile::tempdir().unwrap();
+        let (model, outside) = (root.path().join("model"), root.path().join("outside"));
+        std::fs::create_dir_all(model.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(model.join("sub/data.bin"), b"weights").unwrap();
+        std::fs::write(outside.join("data.bin"), b"secret!").unwrap();
+        let joined = model.join("sub/data.bin");
+        let opened_outside = File::open(outside.join("data.bin")).unwrap();
+        let e = confirm_opened(&opened_outside, &joined, &model, "sub/data.bin").unwrap_err();
+        assert!(e.contains("changed while it was being opened"), "{e}");
+        // The file the path names is accepted.
+        let opened = File::open(&joined).unwrap();
+        confirm_opened(&opened, &joined, &model, "sub/data.bin").unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_leads_outside_when_confirmed_is_refused() {
+        // The swap still in place when the opened file is confirmed: the path itself now leads out.
+        let root = tempfile::tempdir().unwrap();
+        let (model, outside) = (root.path().join("model"), root.path().join("outside"));
+        std::fs::create_dir_all(&model).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("data.bin"), b"secret!").unwrap();
+        std::os::unix::fs::symlink(&outside, model.join("sub")).unwrap();
+        let opened = File::open(outside.join("data.bin")).unwrap();
+        let e = confirm_opened(&opened, &model.join("sub/data.bin"), &model, "sub/data.bin").unwrap_err();
+        assert!(e.contains("leads outside the model's directory"), "{e}");
     }
 }
