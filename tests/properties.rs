@@ -20,11 +20,11 @@ fn cases() -> u32 {
     }
 }
 
-/// Memory offsets to place a container at: all of 0..64 natively; under Miri, the offsets that matter for
-/// alignment up to 8 plus the far end.
+/// Memory offsets to place a container at: all of 0..64 natively; under Miri, aligned, odd, aligned to 4 but
+/// not 8, and the far end (the F32 views checked below are aligned at 0 and 4 only).
 fn shifts() -> Vec<usize> {
     if cfg!(miri) {
-        vec![0, 1, 2, 4, 63]
+        vec![0, 1, 4, 63]
     } else {
         (0..64).collect()
     }
